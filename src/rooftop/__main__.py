@@ -1,0 +1,5 @@
+"""`python -m rooftop`."""
+
+from rooftop.cli.main import main
+
+main()

@@ -1,0 +1,75 @@
+"""Memory budget per GPU: weights, KV cache at the workload's context, activations, free; max batch.
+
+The usable share of the card is ``memory_utilization`` (default 0.9, vLLM's
+``gpu_memory_utilization`` default). Activations are the transient peak of one step: the
+widest live tensors (hidden, q/kv, MLP intermediate ×2) for all tokens of the step, plus fp32
+logits for the last position of each sequence. KV for a sequence holds ``past + new`` tokens.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from rooftop.analytic.cost import Array
+from rooftop.analytic.gemm import QUANT_SCALE_BYTES
+from rooftop.core.workload import Workload
+from rooftop.dtypes import dtype
+from rooftop.models.spec import ModelSpec
+
+DEFAULT_MEMORY_UTILIZATION = 0.9
+
+
+@dataclass(frozen=True)
+class MemoryBudget:
+    """Bytes per GPU (arrays over the workload grid)."""
+
+    capacity_bytes: float
+    usable_bytes: float
+    weights_bytes: float
+    kv_cache_bytes: Array
+    activation_bytes: Array
+    kv_bytes_per_sequence: Array
+    max_batch: Array
+
+    @property
+    def free_bytes(self) -> Array:
+        """Usable bytes left after weights, KV and activations (negative: does not fit)."""
+        return self.usable_bytes - self.weights_bytes - self.kv_cache_bytes - self.activation_bytes
+
+    @property
+    def fits(self) -> Array:
+        """Whether the workload fits."""
+        return self.free_bytes >= 0
+
+
+def weights_bytes_per_gpu(spec: ModelSpec, w: Workload) -> float:
+    """All parameters in the weight dtype (plus group scales when weight-only quantised), / tp."""
+    params = spec.param_count()
+    per_elt = dtype(w.weight_dtype).bytes
+    if w.weight_dtype in ("int8", "int4", "fp4"):
+        per_elt += QUANT_SCALE_BYTES / w.quant_group_size
+    return params * per_elt / w.tp
+
+
+def budget(
+    spec: ModelSpec, w: Workload, capacity_bytes: float, memory_utilization: float = DEFAULT_MEMORY_UTILIZATION
+) -> MemoryBudget:
+    """Memory budget of ``w`` on a card of ``capacity_bytes``; max batch at the same shapes."""
+    a = dtype(w.act_dtype).bytes
+    kv_local = spec.kv_bytes_per_token(dtype(w.kv_dtype).bytes)
+    if not spec.mla:
+        kv_local *= math.ceil(spec.kv_heads / w.tp) / spec.kv_heads
+    kv_per_seq = kv_local * w.kv_tokens_after
+    widest = max(
+        spec.hidden, spec.q_dim // w.tp, 2 * (spec.moe.expert_ffn * spec.moe.top_k if spec.moe else spec.ffn) // w.tp
+    )
+    act_per_seq = w.new_tokens * (2 * spec.hidden + widest) * a + spec.vocab / w.tp * 4.0
+    batch = np.asarray(w.batch, dtype=np.float64)
+    usable = capacity_bytes * memory_utilization
+    weights = weights_bytes_per_gpu(spec, w)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        max_batch = np.floor(np.maximum(usable - weights, 0) / (kv_per_seq + act_per_seq))
+    return MemoryBudget(capacity_bytes, usable, weights, batch * kv_per_seq, batch * act_per_seq, kv_per_seq, max_batch)

@@ -1,0 +1,1 @@
+"""The command line: parse, call the library, render. No logic of its own."""

@@ -1,0 +1,183 @@
+"""`rooftop analyze`: the analytic roofline of a model and workload on a device."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from rooftop.api import analyze as run_analysis
+from rooftop.api import workloads_for
+from rooftop.cli.options import IntList
+from rooftop.core import artifact
+from rooftop.core.points import Phase
+from rooftop.core.roofs import Roofs
+from rooftop.core.workload import Workload
+from rooftop.hardware.catalog import get_roofs
+from rooftop.models.presets import resolve_model
+from rooftop.report.tables import render_run
+from rooftop.units import parse_bytes_per_s, parse_flop_per_s
+
+DTYPES = ["fp32", "tf32", "bf16", "fp16", "fp8", "fp8_e4m3", "fp8_e5m2", "int8", "int4", "fp4"]
+
+
+def roofs_option(hardware: str, catalog: str | None, peak: str | None, bandwidth: str | None) -> Roofs:
+    """Catalog roofs with optional user overrides (--peak-tflops, --bandwidth)."""
+    roofs = get_roofs(hardware, catalog)
+    return roofs.with_overrides(
+        parse_flop_per_s(peak) if peak else None, parse_bytes_per_s(bandwidth) if bandwidth else None
+    )
+
+
+@click.command()
+@click.option(
+    "--model",
+    "-m",
+    default="llama-3.1-8b",
+    show_default=True,
+    help="A preset name (rooftop models list) or a local config.json file or folder.",
+)
+@click.option(
+    "--hardware", "-H", default="h100-sxm", show_default=True, help="A catalog device (rooftop hardware list)."
+)
+@click.option(
+    "--phase",
+    type=click.Choice(["prefill", "decode", "both"]),
+    default="both",
+    show_default=True,
+    help="both = one request's prefill (TTFT, batch 1) then decode at each --batch.",
+)
+@click.option(
+    "--batch",
+    "-b",
+    type=IntList("batch"),
+    default="1,64",
+    show_default=True,
+    help="Sequences per step: '1,8,64' or a range '1-512' (powers of two).",
+)
+@click.option(
+    "--prompt", "-p", type=IntList("prompt"), default="2048", show_default=True, help="Prompt tokens for prefill."
+)
+@click.option(
+    "--context",
+    "-c",
+    type=IntList("context"),
+    default="2048",
+    show_default=True,
+    help="Cached tokens at decode (each step reads them and appends one).",
+)
+@click.option(
+    "--dtype",
+    type=click.Choice(DTYPES),
+    default="bf16",
+    show_default=True,
+    help="Weights, activations and KV cache, unless set apart below.",
+)
+@click.option("--weight-dtype", type=click.Choice(DTYPES), help="Weights (int8/int4 = W8A16/W4A16 with group scales).")
+@click.option("--kv-dtype", type=click.Choice(DTYPES), help="KV cache.")
+@click.option("--act-dtype", type=click.Choice(DTYPES), help="Activations.")
+@click.option(
+    "--compute-dtype",
+    type=click.Choice(DTYPES),
+    help="Compute roof of the GEMMs (default: fp8 for fp8 weights, else the activation dtype).",
+)
+@click.option(
+    "--tp", type=click.IntRange(min=1), default=1, show_default=True, help="Tensor-parallel degree (results per GPU)."
+)
+@click.option(
+    "--attention",
+    type=click.Choice(["flash", "materialized"]),
+    default="flash",
+    show_default=True,
+    help="flash keeps scores in SRAM; materialized writes them to HBM.",
+)
+@click.option("--no-causal", is_flag=True, help="Count the full score rectangle (kernels that mask after computing).")
+@click.option(
+    "--cached-prefix",
+    type=click.IntRange(min=0),
+    default=0,
+    help="Prompt tokens already in the KV cache (prefix caching).",
+)
+@click.option(
+    "--quant-group",
+    type=click.IntRange(min=1),
+    default=128,
+    show_default=True,
+    help="Group size of weight-only quantisation scales.",
+)
+@click.option("--peak-tflops", help="Override every compute roof, e.g. '800' or '800 TFLOP/s'.")
+@click.option("--bandwidth", help="Override the HBM roof, e.g. '3 TB/s'.")
+@click.option("--catalog", type=click.Path(dir_okay=False), help="An extra TOML hardware catalog layer.")
+@click.option(
+    "--memory-utilization",
+    type=click.FloatRange(0.01, 1.0),
+    default=0.9,
+    show_default=True,
+    help="Usable share of device memory (vLLM's gpu_memory_utilization).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the rooftop.run/1 JSON artifact instead of tables.")
+@click.option(
+    "--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write the JSON artifact to a file."
+)
+def analyze(
+    model: str,
+    hardware: str,
+    phase: str,
+    batch: list[int],
+    prompt: list[int],
+    context: list[int],
+    dtype: str,
+    weight_dtype: str | None,
+    kv_dtype: str | None,
+    act_dtype: str | None,
+    compute_dtype: str | None,
+    tp: int,
+    attention: str,
+    no_causal: bool,
+    cached_prefix: int,
+    quant_group: int,
+    peak_tflops: str | None,
+    bandwidth: str | None,
+    catalog: str | None,
+    memory_utilization: float,
+    as_json: bool,
+    output: str | None,
+) -> None:
+    """Analytic roofline: per-operator FLOPs, bytes, intensity, time at the roofs and the bound.
+
+    \b
+    Examples:
+      rooftop analyze                                    # the teaching default
+      rooftop analyze -m llama-2-70b --dtype fp16 --phase decode -b 1
+      rooftop analyze -m llama-3.1-70b -H h100-sxm --tp 4 --phase decode -b 1,16,128 -c 8192
+      rooftop analyze -m ./my-model/config.json --weight-dtype int4 --phase decode
+      rooftop analyze -m deepseek-v3 -H h200-sxm --weight-dtype fp8 --tp 8 --json > run.json
+    """
+    spec = resolve_model(model)
+    roofs = roofs_option(hardware, catalog, peak_tflops, bandwidth)
+    base = Workload(
+        weight_dtype=weight_dtype or dtype,
+        act_dtype=act_dtype or dtype,
+        kv_dtype=kv_dtype or dtype,
+        compute_dtype=compute_dtype or "",
+        tp=tp,
+        attention=attention,
+        causal=not no_causal,
+        cached_prefix=cached_prefix,
+        quant_group_size=quant_group,
+        prompt=max(prompt),
+    )
+    if phase == "both":
+        workloads = workloads_for([Phase.PREFILL], [1], prompt, context, base)
+        workloads += workloads_for([Phase.DECODE], batch, prompt, context, base)
+    else:
+        workloads = workloads_for([Phase(phase)], batch, prompt, context, base)
+    run = run_analysis(spec, roofs, workloads, memory_utilization)
+    if output:
+        Path(output).write_text(artifact.dumps(run), encoding="utf-8")
+        click.echo(f"wrote {output}", err=True)
+    if as_json:
+        click.echo(artifact.dumps(run))
+    elif not output:
+        render_run(run, Console())

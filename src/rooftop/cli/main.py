@@ -1,0 +1,94 @@
+"""`rooftop` — the command group. Commands load lazily (one module each) so `--help` stays fast.
+
+Typed library errors (RooftopError) become one line on stderr and exit code 2; Ctrl-C becomes
+a one-line message and exit code 130. Nothing prints a traceback unless ROOFTOP_DEBUG=1.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import warnings
+from typing import Any
+
+import click
+
+from rooftop import __version__
+from rooftop.errors import RooftopError
+
+# command name -> "module:attribute"; a new command is one line here plus its own file.
+COMMANDS: dict[str, str] = {
+    "analyze": "rooftop.cli.analyze:analyze",
+    "hardware": "rooftop.cli.catalog:hardware",
+    "models": "rooftop.cli.catalog:models",
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands import on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module, attr = target.split(":")
+        command: click.Command = getattr(importlib.import_module(module), attr)
+        return command
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("always")
+                warnings.showwarning = _show_warning
+                return super().invoke(ctx)
+        except RooftopError as exc:
+            if os.environ.get("ROOFTOP_DEBUG"):
+                raise
+            click.echo(f"rooftop: error: {exc}", err=True)
+            ctx.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            click.echo("rooftop: interrupted", err=True)
+            ctx.exit(130)
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    click.echo(f"rooftop: warning: {message}", err=True)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="rooftop")
+def cli() -> None:
+    """Rooftop — a roofline profiler for LLM serving.
+
+    For each transformer operator and phase (prefill, decode) rooftop knows the FLOPs and the
+    bytes moved (weights, activations, KV cache), places them under the device's compute and
+    bandwidth roofs, reports MFU, HFU, MBU, TTFT and TPOT, and names what binds — with the
+    remedy and its side effects.
+
+    \b
+    Start here:
+      rooftop analyze                      # llama-3.1-8b on h100-sxm: prefill + decode at batch 1 and 64
+      rooftop analyze --model llama-2-70b --dtype fp16 --phase decode --batch 1
+      rooftop hardware list                # the catalog of 31 accelerators (dense datasheet peaks)
+      rooftop models list                  # shipped model presets; or pass --model ./config.json
+    """
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point."""
+    cli.main(args=argv, prog_name="rooftop")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main(sys.argv[1:])

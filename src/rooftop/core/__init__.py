@@ -1,0 +1,1 @@
+"""The one data model shared by the analytic, measured and live sources."""

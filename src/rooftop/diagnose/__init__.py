@@ -1,0 +1,1 @@
+"""Rules over (points, roofs, totals) -> findings; one rule per file in rules/."""

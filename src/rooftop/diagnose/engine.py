@@ -1,0 +1,64 @@
+"""Run every registered rule over a result's evidence and collect the findings.
+
+A rule is a function ``(Evidence) -> list[Finding]`` in its own file under ``rules/``,
+registered with ``@rule``. Rules never raise on missing data: they return no finding.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rooftop.core.findings import Finding
+from rooftop.core.points import RooflinePoint
+from rooftop.core.roofs import Roofs
+from rooftop.core.totals import Totals
+
+SEVERITY_ORDER = {"critical": 0, "warn": 1, "info": 2}
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the rules see: the points, the roofs, the step totals and source-specific extras."""
+
+    points: Sequence[RooflinePoint]
+    roofs: Roofs
+    totals: Totals | None = None
+    workload: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+Rule = Callable[[Evidence], list[Finding]]
+_RULES: dict[str, Rule] = {}
+
+
+def rule(fn: Rule) -> Rule:
+    """Register a rule under its function name (once)."""
+    if fn.__name__ in _RULES:
+        raise ValueError(f"duplicate rule {fn.__name__}")
+    _RULES[fn.__name__] = fn
+    return fn
+
+
+def _load_rules() -> None:
+    from rooftop.diagnose import rules
+
+    for info in pkgutil.iter_modules(rules.__path__):
+        importlib.import_module(f"rooftop.diagnose.rules.{info.name}")
+
+
+def rules() -> dict[str, Rule]:
+    """Every registered rule by name."""
+    _load_rules()
+    return dict(_RULES)
+
+
+def diagnose(evidence: Evidence) -> list[Finding]:
+    """All findings for ``evidence``, most severe first."""
+    found: list[Finding] = []
+    for fn in rules().values():
+        found.extend(fn(evidence))
+    return sorted(found, key=lambda f: SEVERITY_ORDER.get(f.severity, 3))

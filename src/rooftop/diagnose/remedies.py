@@ -1,0 +1,76 @@
+"""The optimisation map of seed 003 §13: per bottleneck, what to check first, remedies, side effects.
+
+Rules cite rows of this table; they do not write remedies of their own.
+"""
+
+from __future__ import annotations
+
+from rooftop.core.findings import Remedy
+
+CHECK_FIRST: dict[str, str] = {
+    "weight-bandwidth": "HBM bytes, tokens per step (batch), GEMM shapes",
+    "kv-bandwidth": "KV bytes read per context length, KV heads, KV dtype",
+    "attention-io": "HBM traffic of attention, whether the score matrix is materialised",
+    "compute": "tensor-core utilisation, tile shapes, compute dtype",
+    "launch": "CPU→GPU gaps, the distribution of kernel durations",
+    "communication": "collective durations and their overlap with compute",
+    "scheduler": "queue age, batch churn, preemptions",
+}
+
+REMEDIES: dict[str, tuple[Remedy, ...]] = {
+    "weight-bandwidth": (
+        Remedy(
+            "continuous batching: more sequences per step share each weight read",
+            "queueing delay and inter-token latency can grow",
+        ),
+        Remedy(
+            "weight quantisation (FP8, INT8, INT4 via AWQ/GPTQ): fewer bytes per weight",
+            "dequantisation overhead; quality must be re-validated; INT4 is not 4× faster (scales, packing)",
+        ),
+        Remedy(
+            "speculative decoding: verify several draft tokens per weight read (GEMV → small GEMM)",
+            "gains depend on the acceptance rate; the draft model costs memory and compute",
+        ),
+    ),
+    "kv-bandwidth": (
+        Remedy("GQA/MQA or MLA architectures: fewer KV heads or a latent cache", "needs a model trained that way"),
+        Remedy("KV-cache quantisation (FP8/INT8 KV)", "quality loss; kernel support varies"),
+        Remedy("cache layout (paged blocks sized for the kernel) and prefix sharing", "kernel support varies"),
+    ),
+    "attention-io": (
+        Remedy(
+            "IO-aware attention (FlashAttention-2/3, FlashInfer): keep scores in SRAM",
+            "falls back to slower kernels for unsupported shapes or dtypes",
+        ),
+    ),
+    "compute": (
+        Remedy(
+            "lower-precision GEMMs (BF16 → FP8) to double the compute roof", "numerical error; needs scaling recipes"
+        ),
+        Remedy(
+            "better GEMM kernels or tile shapes; chunked prefill to interleave with decode",
+            "tuning per shape; chunking adds overhead per chunk",
+        ),
+        Remedy("more parallelism (tensor/expert parallel)", "more communication"),
+    ),
+    "launch": (
+        Remedy("kernel fusion and CUDA-graph capture of the decode step", "constrains dynamic shapes"),
+        Remedy(
+            "move scheduling and sampling off the Python critical path (C++/Rust runtime, async)", "engineering cost"
+        ),
+    ),
+    "communication": (
+        Remedy(
+            "lower the tensor-parallel degree or keep TP inside one NVLink domain",
+            "fewer model replicas fit per node; per-GPU memory pressure rises",
+        ),
+        Remedy(
+            "pipeline/expert parallelism across nodes; disaggregate prefill and decode",
+            "pipeline bubbles; KV transfer between pools",
+        ),
+    ),
+    "scheduler": (
+        Remedy("iteration-level scheduling and chunked prefill", "fairness and tail-latency trade-offs"),
+        Remedy("cap the batch at the goodput-optimal point rather than the largest that fits", "lower peak throughput"),
+    ),
+}

@@ -1,0 +1,1 @@
+"""One diagnosis rule per module; each registers itself with ``@rule``."""

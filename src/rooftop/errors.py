@@ -1,0 +1,46 @@
+"""Typed errors. The library raises these; the CLI turns them into one line and exit code 2."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class RooftopError(Exception):
+    """Base of every error rooftop raises on purpose (bad input, impossible request)."""
+
+    exit_code = 2
+
+
+class SpecError(RooftopError):
+    """A model spec (config.json or preset) is missing, malformed or unsupported."""
+
+
+class CatalogError(RooftopError):
+    """A hardware catalog entry is unknown or malformed."""
+
+
+class WorkloadError(RooftopError):
+    """A workload is impossible: negative batch, unknown dtype, inverted range..."""
+
+
+class TraceFormatError(RooftopError):
+    """A trace or profiler export cannot be read."""
+
+
+class TelemetryError(RooftopError):
+    """A serving endpoint or metrics exposition cannot be read."""
+
+
+class MeasurementError(RooftopError):
+    """A measurement could not be taken (no device, out of memory, interrupted)."""
+
+
+class ArtifactError(RooftopError):
+    """A saved run artifact is unreadable or of an unknown schema."""
+
+
+def did_you_mean(name: str, choices: Iterable[str]) -> str:
+    """Return ' (did you mean: a, b?)' for close matches of ``name``, or ''."""
+    close = difflib.get_close_matches(name, list(choices), n=3, cutoff=0.5)
+    return f" (did you mean: {', '.join(close)}?)" if close else ""

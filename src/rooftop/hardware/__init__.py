@@ -1,0 +1,1 @@
+"""Device catalogs (datasheet roofs) and, in measure/, sustained roofs."""

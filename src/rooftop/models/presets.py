@@ -1,0 +1,41 @@
+"""Shipped presets: Hugging Face config.json files keyed by exact name.
+
+Each file in ``presets/`` is the architecture part of the model's published config.json, with a
+``_source`` line naming the repository it came from. Presets go through the same parser as a
+user's config.json, so there is one path from a config to a ModelSpec.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+
+from rooftop.errors import SpecError, did_you_mean
+from rooftop.models.hf_config import load_config_file, spec_from_config
+from rooftop.models.spec import ModelSpec
+
+
+def preset_names() -> list[str]:
+    """Every shipped preset name, sorted."""
+    folder = resources.files("rooftop.models").joinpath("presets")
+    return sorted(p.name.removesuffix(".json") for p in folder.iterdir() if p.name.endswith(".json"))
+
+
+def load_preset(name: str) -> ModelSpec:
+    """A preset by exact name; a miss raises SpecError with suggestions."""
+    names = preset_names()
+    if name not in names:
+        raise SpecError(f"unknown model preset {name!r}{did_you_mean(name, names)}; see `rooftop models list`")
+    text = resources.files("rooftop.models").joinpath(f"presets/{name}.json").read_text(encoding="utf-8")
+    return spec_from_config(json.loads(text), name=name, where=f"preset {name}")
+
+
+def resolve_model(name_or_path: str) -> ModelSpec:
+    """A preset name, or a path to a config.json file or a folder holding one."""
+    if name_or_path in preset_names():
+        return load_preset(name_or_path)
+    path = Path(name_or_path)
+    if path.exists() or "/" in name_or_path or name_or_path.endswith(".json"):
+        return load_config_file(path)
+    return load_preset(name_or_path)  # raises with "did you mean"

@@ -1,0 +1,1 @@
+"""Rendering: terminal tables, figures, HTML, JSON. Compute functions never print."""
