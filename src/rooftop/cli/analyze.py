@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
-from rich.console import Console
 
 from rooftop.api import analyze as run_analysis
 from rooftop.api import workloads_for
 from rooftop.cli.options import IntList
-from rooftop.core import artifact
+from rooftop.cli.output import emit, output_options
 from rooftop.core.points import Phase
 from rooftop.core.roofs import Roofs
 from rooftop.core.workload import Workload
 from rooftop.hardware.catalog import get_roofs
 from rooftop.models.presets import resolve_model
-from rooftop.report.tables import render_run
 from rooftop.units import parse_bytes_per_s, parse_flop_per_s
 
 DTYPES = ["fp32", "tf32", "bf16", "fp16", "fp8", "fp8_e4m3", "fp8_e5m2", "int8", "int4", "fp4"]
@@ -116,10 +112,7 @@ def roofs_option(hardware: str, catalog: str | None, peak: str | None, bandwidth
     show_default=True,
     help="Usable share of device memory (vLLM's gpu_memory_utilization).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the rooftop.run/1 JSON artifact instead of tables.")
-@click.option(
-    "--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write the JSON artifact to a file."
-)
+@output_options
 def analyze(
     model: str,
     hardware: str,
@@ -174,10 +167,4 @@ def analyze(
     else:
         workloads = workloads_for([Phase(phase)], batch, prompt, context, base)
     run = run_analysis(spec, roofs, workloads, memory_utilization)
-    if output:
-        Path(output).write_text(artifact.dumps(run), encoding="utf-8")
-        click.echo(f"wrote {output}", err=True)
-    if as_json:
-        click.echo(artifact.dumps(run))
-    elif not output:
-        render_run(run, Console())
+    emit(run, as_json, output)
