@@ -1,4 +1,4 @@
-"""The library facade: everything the CLI does, a notebook can do.
+"""Analytic entry point: a model and workloads on a device -> a Run with points, totals, findings.
 
 ``analyze`` is the analytic entry point; later sources (measure, ingest, serving) add theirs
 beside it. Each returns a :class:`rooftop.core.artifact.Run`.

@@ -1,0 +1,10 @@
+"""The library facade: everything the CLI does, a notebook can do.
+
+One module per entry point (``analyze``; later ``profile``, ``ingest``, ``sweep``, ``bench``...),
+each composing the sources below it and returning a :class:`rooftop.core.artifact.Run`. This is
+the layer where analytic, measured and live points meet; the sources never import each other.
+"""
+
+from rooftop.api.analyze import analyze, analyze_one, workloads_for
+
+__all__ = ["analyze", "analyze_one", "workloads_for"]
