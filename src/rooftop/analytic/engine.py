@@ -96,7 +96,8 @@ class Evaluation:
                 )
             )
         )
-        return np.argmax(shares, axis=0)
+        out: Array = np.argmax(shares, axis=0)
+        return out
 
 
 def _roof_rates(roofs: Roofs, w: Workload) -> dict[str, float]:

@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 
 from rooftop.analytic.cost import Array
 from rooftop.analytic.gemm import QUANT_SCALE_BYTES
@@ -40,7 +41,7 @@ class MemoryBudget:
         return self.usable_bytes - self.weights_bytes - self.kv_cache_bytes - self.activation_bytes
 
     @property
-    def fits(self) -> Array:
+    def fits(self) -> NDArray[np.bool_]:
         """Whether the workload fits."""
         return self.free_bytes >= 0
 

@@ -43,7 +43,7 @@ def _int(text: str, name: str) -> int:
     return value
 
 
-class IntList(click.ParamType):
+class IntList(click.ParamType):  # type: ignore[type-arg]
     """A click type for parse_int_list; errors stay one line."""
 
     name = "LIST"

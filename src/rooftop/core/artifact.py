@@ -184,7 +184,7 @@ def run_to_dict(run: Run) -> dict[str, Any]:
         }
         entry.update(r.extra)
         results.append(entry)
-    return _clean(
+    out: dict[str, Any] = _clean(
         {
             "schema": SCHEMA,
             "command": run.command,
@@ -194,6 +194,7 @@ def run_to_dict(run: Run) -> dict[str, Any]:
             "results": results,
         }
     )
+    return out
 
 
 def dumps(run: Run) -> str:

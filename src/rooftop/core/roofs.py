@@ -132,7 +132,8 @@ def bound_time(
     """Time at the roof: max(FLOPs / P_peak, bytes / B_mem) seconds (no overlap loss assumed)."""
     f = np.asarray(flops, dtype=np.float64)
     b = np.asarray(bytes_, dtype=np.float64)
-    return np.maximum(f / np.asarray(peak_flop_per_s), b / np.asarray(bandwidth_bytes_per_s))
+    out: Array = np.maximum(f / np.asarray(peak_flop_per_s), b / np.asarray(bandwidth_bytes_per_s))
+    return out
 
 
 def roof_efficiency(

@@ -68,7 +68,7 @@ def totals_table(result: Result) -> Table:
     if t is None:
         return table
     label = {"prefill": "TTFT (at the roofs)", "decode": "time per output token"}.get(t.phase, "step time")
-    rows = [
+    rows: list[tuple[str, str | Text]] = [
         (label, seconds(t.time_s)),
         ("tokens/s", f"{t.tokens_per_s:,.1f}"),
         (
