@@ -42,5 +42,7 @@ class ArtifactError(RooftopError):
 
 def did_you_mean(name: str, choices: Iterable[str]) -> str:
     """Return ' (did you mean: a, b?)' for close matches of ``name``, or ''."""
-    close = difflib.get_close_matches(name, list(choices), n=3, cutoff=0.5)
+    options = list(choices)
+    contains = [c for c in options if name and name.lower() in c.lower()]
+    close = (contains + [c for c in difflib.get_close_matches(name, options, n=3, cutoff=0.5) if c not in contains])[:3]
     return f" (did you mean: {', '.join(close)}?)" if close else ""

@@ -1,0 +1,52 @@
+"""Parameter counts of every preset equal the official counts.
+
+Sources: the "Model size" / safetensors parameter totals that the Hugging Face model pages print for each
+repository named in the preset's ``_source`` (e.g. meta-llama/Llama-2-7b-hf: 6,738,415,616 params), and for
+DeepSeek-V3 the technical report (arXiv 2412.19437: "671B total parameters"; the Hub's 685B adds the 14B
+multi-token-prediction module, which inference without MTP does not load).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rooftop.models.presets import load_preset, preset_names
+
+OFFICIAL = {
+    "llama-2-7b": 6_738_415_616,
+    "llama-2-13b": 13_015_864_320,
+    "llama-2-70b": 68_976_648_192,
+    "llama-3.1-8b": 8_030_261_248,
+    "llama-3.1-70b": 70_553_706_496,
+    "llama-3.1-405b": 405_853_388_800,
+    "llama-3.2-1b": 1_235_814_400,
+    "mistral-7b": 7_241_732_096,
+    "mixtral-8x7b": 46_702_792_704,
+    "qwen2.5-7b": 7_615_616_512,
+    "qwen2.5-72b": 72_706_203_648,
+    "qwen3-30b-a3b": 30_532_122_624,
+    "gemma-2-9b": 9_241_705_984,
+    "phi-3-mini": 3_821_079_552,
+    "gpt2": 124_439_808,
+}
+
+
+def test_every_preset_has_an_official_count():
+    assert set(preset_names()) == set(OFFICIAL) | {"deepseek-v3"}
+
+
+@pytest.mark.parametrize("name", sorted(OFFICIAL))
+def test_param_count_exact(name):
+    assert load_preset(name).param_count() == OFFICIAL[name]
+
+
+def test_deepseek_v3_671b_total_37b_active():
+    spec = load_preset("deepseek-v3")
+    assert spec.param_count() == pytest.approx(671e9, rel=1e-3)  # 671,026,419,200
+    assert spec.param_count(active=True) == pytest.approx(37e9, rel=0.02)  # report: "37B activated"
+
+
+def test_moe_active_counts():
+    # Mixtral: "12.9B active parameters" (Mistral AI announcement); Qwen3-30B-A3B: "3.3B activated" (model card).
+    assert load_preset("mixtral-8x7b").param_count(active=True) == pytest.approx(12.9e9, rel=0.01)
+    assert load_preset("qwen3-30b-a3b").param_count(active=True) == pytest.approx(3.3e9, rel=0.02)

@@ -1,0 +1,82 @@
+import pytest
+
+from rooftop.analytic.decompose import decompose
+from rooftop.core.points import Phase
+from rooftop.core.workload import Workload
+from rooftop.errors import WorkloadError
+from rooftop.models.presets import load_preset
+
+
+def names(ops):
+    return [op.name for op in ops]
+
+
+def test_llama_decode_operators(tiny):
+    ops = decompose(tiny, Workload(phase=Phase.DECODE, batch=1, context=3))
+    assert names(ops) == ["embed", "attn_norm", "q_proj", "k_proj", "v_proj", "kv_append", "attn_score", "softmax",
+                          "attn_value", "o_proj", "ffn_norm", "gate_proj", "up_proj", "act", "down_proj",
+                          "final_norm", "lm_head"]
+    by = {op.name: op for op in ops}
+    assert by["q_proj"].count == 2 and by["lm_head"].count == 1
+    # decode at batch 1 = 2 FLOPs per matmul weight: 2 x (2 x 576 + 80) = 2464
+    gemm_flops = sum(float(op.cost.flops) * op.count for op in ops if op.kind == "gemm")
+    assert gemm_flops == 2 * (2 * 576 + 80)
+    # KV read per layer: K and V, 1 head x 4 dims x (3 + 1) tokens x 2 B = 32 B each
+    assert float(by["attn_score"].cost.kv_read_bytes) == 32
+    assert float(by["attn_value"].cost.kv_read_bytes) == 32
+    assert float(by["kv_append"].cost.kv_write_bytes) == 2 * 4 * 2  # one token's K and V
+
+
+def test_prefill_lm_head_runs_on_last_position_only(tiny):
+    ops = {op.name: op for op in decompose(tiny, Workload(phase=Phase.PREFILL, batch=3, prompt=5))}
+    assert float(ops["lm_head"].cost.flops) == 2 * 3 * 8 * 10  # 3 sequences, not 15 tokens
+    assert float(ops["q_proj"].cost.flops) == 2 * 15 * 8 * 8
+
+
+def test_tp_shards_and_adds_allreduce(tiny):
+    ops = {op.name: op for op in decompose(tiny, Workload(phase=Phase.DECODE, batch=1, context=3, tp=2))}
+    assert float(ops["q_proj"].cost.flops) == 2 * 8 * 4  # n = 8 / 2
+    assert float(ops["k_proj"].cost.flops) == 2 * 8 * 4  # 1 KV head kept on each GPU
+    assert "tp_allreduce_attn" in ops and "tp_allreduce_mlp" in ops
+    assert float(ops["tp_allreduce_mlp"].cost.link_bytes) == 2 * 0.5 * 8 * 2  # 2*(1/2)*8 elems*2 B
+
+
+def test_tp_must_divide_heads(tiny):
+    with pytest.raises(WorkloadError, match="tp=3"):
+        decompose(tiny, Workload(phase=Phase.DECODE, tp=3))
+
+
+def test_moe_operators_and_dense_layers():
+    spec = load_preset("deepseek-v3")
+    ops = {op.name: op for op in decompose(spec, Workload(phase=Phase.DECODE, batch=1, context=10))}
+    assert ops["gate_proj"].count == 3  # first_k_dense_replace = 3
+    assert ops["experts_gate_up"].count == 58
+    assert ops["shared_gate_proj"].count == 58
+    assert {"q_a_proj", "q_b_proj", "kv_a_proj", "kv_b_proj"} <= set(ops)
+    # MLA decode reads the latent once: (512 + 64) x 11 tokens x 2 B per layer
+    assert float(ops["attn_score"].cost.kv_read_bytes) == 576 * 11 * 2
+    assert float(ops["kv_append"].cost.kv_write_bytes) == 576 * 2
+
+
+def test_decode_flops_are_about_2_active_params():
+    # Mixtral at batch 1: matmul FLOPs ≈ 2 x active params (12.9e9) minus the gathered embedding.
+    spec = load_preset("mixtral-8x7b")
+    ops = decompose(spec, Workload(phase=Phase.DECODE, batch=1, context=1))
+    matmul = sum(float(op.cost.flops) * op.count for op in ops if op.kind in ("gemm", "grouped_gemm"))
+    expected = 2 * (spec.param_count(active=True) - spec.embedding_params - spec.norm_params * (2 * 32 + 1))
+    assert matmul == pytest.approx(expected, rel=1e-6)
+
+
+def test_gpt2_has_learned_positions_and_plain_mlp():
+    ops = {op.name: op for op in decompose(load_preset("gpt2"), Workload(phase=Phase.DECODE, batch=1, context=5,
+                                                                         weight_dtype="fp32", act_dtype="fp32",
+                                                                         kv_dtype="fp32"))}
+    assert "gate_proj" not in ops
+    assert float(ops["embed"].cost.weight_bytes) == 2 * 768 * 4  # token + position row, fp32
+
+
+def test_gemma2_extra_norms_and_qwen3_qk_norm():
+    g = {op.name: op for op in decompose(load_preset("gemma-2-9b"), Workload(phase=Phase.DECODE))}
+    assert g["extra_norms"].count == 2 * 42
+    q = {op.name for op in decompose(load_preset("qwen3-30b-a3b"), Workload(phase=Phase.DECODE))}
+    assert "qk_norm" in q
