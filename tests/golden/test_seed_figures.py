@@ -60,8 +60,9 @@ def test_llama2_7b_prefill_crosses_a100_ridge():
     assert roofs.ridge("fp16") == pytest.approx(153.0, abs=0.1)
 
     def prefill(prompt: int):
-        w = Workload(phase=Phase.PREFILL, batch=1, prompt=prompt, weight_dtype="fp16", act_dtype="fp16",
-                     kv_dtype="fp16")
+        w = Workload(
+            phase=Phase.PREFILL, batch=1, prompt=prompt, weight_dtype="fp16", act_dtype="fp16", kv_dtype="fp16"
+        )
         return analyze_one(spec, w, roofs)
 
     short = prefill(128).totals

@@ -25,9 +25,16 @@ PRESETS = ["llama-3.1-8b", "llama-2-7b", "mixtral-8x7b", "qwen3-30b-a3b", "deeps
 def specs(draw: st.DrawFn) -> ModelSpec:
     kv_heads = draw(st.sampled_from([1, 2, 4, 8]))
     group = draw(st.sampled_from([1, 2, 4, 8]))
-    return ModelSpec(name="h", layers=draw(st.integers(1, 8)), hidden=draw(st.sampled_from([64, 256, 1024])),
-                     heads=kv_heads * group, kv_heads=kv_heads, head_dim=draw(st.sampled_from([32, 64, 128])),
-                     ffn=draw(st.sampled_from([128, 512, 2048])), vocab=draw(st.integers(10, 5000)))
+    return ModelSpec(
+        name="h",
+        layers=draw(st.integers(1, 8)),
+        hidden=draw(st.sampled_from([64, 256, 1024])),
+        heads=kv_heads * group,
+        kv_heads=kv_heads,
+        head_dim=draw(st.sampled_from([32, 64, 128])),
+        ffn=draw(st.sampled_from([128, 512, 2048])),
+        vocab=draw(st.integers(10, 5000)),
+    )
 
 
 phases = st.sampled_from([Phase.PREFILL, Phase.DECODE])
@@ -38,8 +45,12 @@ sizes = st.integers(1, 4096)
 @given(preset=st.sampled_from(PRESETS), phase=phases, b=sizes, db=sizes, c=sizes, dc=sizes)
 def test_flops_and_bytes_never_fall_with_batch_or_context(preset, phase, b, db, c, dc):
     spec = load_preset(preset)
-    grid = Workload(phase=phase, batch=np.array([b, b + db, b, b]), prompt=np.array([c, c, c + dc, c]) + 1,
-                    context=np.array([c, c, c + dc, c]))
+    grid = Workload(
+        phase=phase,
+        batch=np.array([b, b + db, b, b]),
+        prompt=np.array([c, c, c + dc, c]) + 1,
+        context=np.array([c, c, c + dc, c]),
+    )
     ev = evaluate(spec, grid, ROOFS)
     flops, nbytes, time = ev.total("flops"), ev.bytes, ev.time_s
     for more in (1, 2):
@@ -64,15 +75,29 @@ def test_tp_shards_sum_to_the_whole(spec, phase, b, c, tp):
     if spec.heads % tp or spec.kv_heads % tp or spec.ffn % tp or spec.vocab % tp:
         return
     w = Workload(phase=phase, batch=b, prompt=c + 1, context=c)
-    sharded = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "lm_head",
-               "attn_score", "attn_value", "softmax", "kv_append", "act")
+    sharded = (
+        "q_proj",
+        "k_proj",
+        "v_proj",
+        "o_proj",
+        "gate_proj",
+        "up_proj",
+        "down_proj",
+        "lm_head",
+        "attn_score",
+        "attn_value",
+        "softmax",
+        "kv_append",
+        "act",
+    )
     whole = {op.name: op.cost for op in decompose(spec, w)}
     shard = {op.name: op.cost for op in decompose(spec, replace(w, tp=tp))}
     for name in sharded:
         assert float(shard[name].flops) * tp == pytest.approx(float(whole[name].flops), rel=1e-9), name
         assert float(shard[name].weight_bytes) * tp == pytest.approx(float(whole[name].weight_bytes), rel=1e-9)
         assert float(shard[name].kv_read_bytes + shard[name].kv_write_bytes) * tp == pytest.approx(
-            float(whole[name].kv_read_bytes + whole[name].kv_write_bytes), rel=1e-9)
+            float(whole[name].kv_read_bytes + whole[name].kv_write_bytes), rel=1e-9
+        )
 
 
 @settings(max_examples=30, deadline=None)
@@ -87,8 +112,10 @@ def test_flash_and_materialized_attention_have_equal_flops(spec, b, q, c):
 
 
 @settings(max_examples=30, deadline=None)
-@given(preset=st.sampled_from(["llama-2-70b", "llama-3.1-8b", "qwen2.5-72b"]),
-       wdtype=st.sampled_from([("bf16", 2.0), ("fp8", 1.0), ("int8", 1.0)]))
+@given(
+    preset=st.sampled_from(["llama-2-70b", "llama-3.1-8b", "qwen2.5-72b"]),
+    wdtype=st.sampled_from([("bf16", 2.0), ("fp8", 1.0), ("int8", 1.0)]),
+)
 def test_decode_batch1_gemm_intensity_is_2_over_bytes_per_weight(preset, wdtype):
     name, per_weight = wdtype
     ops = decompose(load_preset(preset), Workload(phase=Phase.DECODE, batch=1, context=1, weight_dtype=name))

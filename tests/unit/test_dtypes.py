@@ -4,8 +4,20 @@ from rooftop.dtypes import dtype
 from rooftop.errors import WorkloadError
 
 
-@pytest.mark.parametrize(("name", "nbytes"), [("fp32", 4), ("tf32", 4), ("bf16", 2), ("fp16", 2), ("fp8_e4m3", 1),
-                                               ("fp8_e5m2", 1), ("int8", 1), ("int4", 0.5), ("fp4", 0.5)])
+@pytest.mark.parametrize(
+    ("name", "nbytes"),
+    [
+        ("fp32", 4),
+        ("tf32", 4),
+        ("bf16", 2),
+        ("fp16", 2),
+        ("fp8_e4m3", 1),
+        ("fp8_e5m2", 1),
+        ("int8", 1),
+        ("int4", 0.5),
+        ("fp4", 0.5),
+    ],
+)
 def test_bytes_per_element(name, nbytes):
     assert dtype(name).bytes == nbytes  # int4 = 0.5 B, never bits // 8 = 0
 

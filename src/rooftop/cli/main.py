@@ -69,7 +69,7 @@ def _show_warning(
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="rooftop")
 def cli() -> None:
-    """Rooftop — a roofline profiler for LLM serving.
+    """rooftop — a roofline profiler for LLM serving.
 
     For each transformer operator and phase (prefill, decode) rooftop knows the FLOPs and the
     bytes moved (weights, activations, KV cache), places them under the device's compute and

@@ -15,8 +15,9 @@ def test_pairs_causal_and_full():
 
 def test_decode_score_reads_the_kv_cache():
     # llama-3.1-8b layer: batch 1, context 2048 cached + 1 new, 32 heads, 8 KV heads, d=128, bf16
-    c = attn_score(batch=1, new=1, past=2048, kv_heads=8.0, qk_dim=128, kv_bytes=2.0, impl="flash", causal=True,
-                   **COMMON)
+    c = attn_score(
+        batch=1, new=1, past=2048, kv_heads=8.0, qk_dim=128, kv_bytes=2.0, impl="flash", causal=True, **COMMON
+    )
     assert float(c.flops) == 2 * 32 * 2049 * 128  # 16,785,408
     assert float(c.kv_read_bytes) == 8 * 2049 * 128 * 2  # K only: 4,196,352 B
     assert float(c.act_in_bytes) == 32 * 128 * 2  # Q
@@ -24,8 +25,9 @@ def test_decode_score_reads_the_kv_cache():
 
 
 def test_materialized_writes_scores_and_softmax_round_trips():
-    c = attn_score(batch=2, new=4, past=0, kv_heads=32.0, qk_dim=64, kv_bytes=2.0, impl="materialized",
-                   causal=True, **COMMON)
+    c = attn_score(
+        batch=2, new=4, past=0, kv_heads=32.0, qk_dim=64, kv_bytes=2.0, impl="materialized", causal=True, **COMMON
+    )
     assert float(c.act_out_bytes) == 2 * 32 * 4 * 4 * 2  # full [b, h, 4, 4] matrix in bf16 = 2048 B
     s = softmax(batch=2, new=4, past=0, impl="materialized", causal=True, **COMMON)
     assert float(s.flops) == 5 * 2 * 32 * 10  # 5 per causal element
@@ -34,10 +36,12 @@ def test_materialized_writes_scores_and_softmax_round_trips():
 
 
 def test_causal_convention_changes_flops_not_model_flops():
-    full = attn_value(batch=1, new=8, past=0, kv_heads=8.0, v_dim=128, kv_bytes=2.0, impl="flash", causal=False,
-                      **COMMON)
-    causal = attn_value(batch=1, new=8, past=0, kv_heads=8.0, v_dim=128, kv_bytes=2.0, impl="flash", causal=True,
-                        **COMMON)
+    full = attn_value(
+        batch=1, new=8, past=0, kv_heads=8.0, v_dim=128, kv_bytes=2.0, impl="flash", causal=False, **COMMON
+    )
+    causal = attn_value(
+        batch=1, new=8, past=0, kv_heads=8.0, v_dim=128, kv_bytes=2.0, impl="flash", causal=True, **COMMON
+    )
     assert float(full.flops) == 2 * 32 * 64 * 128  # 8*8 pairs
     assert float(causal.flops) == 2 * 32 * 36 * 128  # 8*9/2 pairs
     assert float(full.model_flops) == float(causal.model_flops)
@@ -60,6 +64,7 @@ def test_kv_append_writes_in_kv_dtype():
 
 @pytest.mark.parametrize("impl", ["flash", "materialized"])
 def test_mla_value_does_not_reread_the_latent(impl):
-    c = attn_value(batch=1, new=1, past=10, kv_heads=1.0, v_dim=512, kv_bytes=2.0, impl=impl, causal=True,
-                   reads_v=False, **COMMON)
+    c = attn_value(
+        batch=1, new=1, past=10, kv_heads=1.0, v_dim=512, kv_bytes=2.0, impl=impl, causal=True, reads_v=False, **COMMON
+    )
     assert float(c.kv_read_bytes) == 0

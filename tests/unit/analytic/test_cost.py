@@ -4,8 +4,18 @@ from rooftop.analytic.cost import OpCost, UnmodelledOp, cost, formula, kinds, re
 
 
 def test_registry_has_every_family():
-    assert {"gemm", "grouped_gemm", "attn_score", "softmax", "attn_value", "kv_append", "norm", "activation",
-            "embedding", "all_reduce"} <= set(kinds())
+    assert {
+        "gemm",
+        "grouped_gemm",
+        "attn_score",
+        "softmax",
+        "attn_value",
+        "kv_append",
+        "norm",
+        "activation",
+        "embedding",
+        "all_reduce",
+    } <= set(kinds())
 
 
 def test_unknown_kind_is_explicit():

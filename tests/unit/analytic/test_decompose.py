@@ -13,9 +13,25 @@ def names(ops):
 
 def test_llama_decode_operators(tiny):
     ops = decompose(tiny, Workload(phase=Phase.DECODE, batch=1, context=3))
-    assert names(ops) == ["embed", "attn_norm", "q_proj", "k_proj", "v_proj", "kv_append", "attn_score", "softmax",
-                          "attn_value", "o_proj", "ffn_norm", "gate_proj", "up_proj", "act", "down_proj",
-                          "final_norm", "lm_head"]
+    assert names(ops) == [
+        "embed",
+        "attn_norm",
+        "q_proj",
+        "k_proj",
+        "v_proj",
+        "kv_append",
+        "attn_score",
+        "softmax",
+        "attn_value",
+        "o_proj",
+        "ffn_norm",
+        "gate_proj",
+        "up_proj",
+        "act",
+        "down_proj",
+        "final_norm",
+        "lm_head",
+    ]
     by = {op.name: op for op in ops}
     assert by["q_proj"].count == 2 and by["lm_head"].count == 1
     # decode at batch 1 = 2 FLOPs per matmul weight: 2 x (2 x 576 + 80) = 2464
@@ -68,9 +84,13 @@ def test_decode_flops_are_about_2_active_params():
 
 
 def test_gpt2_has_learned_positions_and_plain_mlp():
-    ops = {op.name: op for op in decompose(load_preset("gpt2"), Workload(phase=Phase.DECODE, batch=1, context=5,
-                                                                         weight_dtype="fp32", act_dtype="fp32",
-                                                                         kv_dtype="fp32"))}
+    ops = {
+        op.name: op
+        for op in decompose(
+            load_preset("gpt2"),
+            Workload(phase=Phase.DECODE, batch=1, context=5, weight_dtype="fp32", act_dtype="fp32", kv_dtype="fp32"),
+        )
+    }
     assert "gate_proj" not in ops
     assert float(ops["embed"].cost.weight_bytes) == 2 * 768 * 4  # token + position row, fp32
 

@@ -34,8 +34,9 @@ def test_activation_consumes_what_up_proj_produces():
     assert float(act.act_in_bytes) == 2 * float(up.act_out_bytes)  # gate and up outputs
 
 
-@pytest.mark.parametrize(("name", "flops"), [("silu", 4.0), ("swish", 4.0), ("gelu_new", 8.0),
-                                             ("gelu_pytorch_tanh", 8.0)])
+@pytest.mark.parametrize(
+    ("name", "flops"), [("silu", 4.0), ("swish", 4.0), ("gelu_new", 8.0), ("gelu_pytorch_tanh", 8.0)]
+)
 def test_activation_names(name, flops):
     assert activation_flops_per_elt(name) == flops
 

@@ -26,10 +26,30 @@ def test_schema_keys(run):
     r = data["results"][1]
     assert {"model", "phase", "batch", "prompt", "context", "weight_dtype", "kv_dtype", "tp"} <= set(r["workload"])
     op = r["ops"][2]
-    assert {"name", "count", "flops", "bytes", "weight_bytes", "kv_read_bytes", "kv_write_bytes", "intensity",
-            "time_s", "bound"} <= set(op)
-    assert {"flops", "bytes", "weight_bytes", "kv_bytes", "intensity", "time_s", "tokens_per_s", "mfu", "mbu",
-            "bound"} <= set(r["totals"])
+    assert {
+        "name",
+        "count",
+        "flops",
+        "bytes",
+        "weight_bytes",
+        "kv_read_bytes",
+        "kv_write_bytes",
+        "intensity",
+        "time_s",
+        "bound",
+    } <= set(op)
+    assert {
+        "flops",
+        "bytes",
+        "weight_bytes",
+        "kv_bytes",
+        "intensity",
+        "time_s",
+        "tokens_per_s",
+        "mfu",
+        "mbu",
+        "bound",
+    } <= set(r["totals"])
     assert {"weights_bytes", "kv_cache_bytes", "max_batch"} <= set(r["memory"])
     # batch 64 x 2049 tokens x 131,072 B = 17.2 GB of KV read > 16.1 GB of weights: KV-bound
     assert r["findings"][0]["code"] == "decode-kv-bound"
@@ -54,8 +74,14 @@ def test_infinite_intensity_is_null(run):
     assert softmax["intensity"] is None  # flash softmax moves no HBM bytes
 
 
-@pytest.mark.parametrize(("text", "match"), [("{", "not valid JSON"), ('{"schema": "other/2"}', "not a rooftop.run/1"),
-                                             ('{"schema": "rooftop.run/1"}', "malformed")])
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("{", "not valid JSON"),
+        ('{"schema": "other/2"}', "not a rooftop.run/1"),
+        ('{"schema": "rooftop.run/1"}', "malformed"),
+    ],
+)
 def test_bad_artifacts(tmp_path, text, match):
     path = tmp_path / "bad.json"
     path.write_text(text)

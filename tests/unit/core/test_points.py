@@ -9,8 +9,16 @@ ROOFS = Roofs("x", (ComputeRoof("bf16", 100.0), ComputeRoof("fp32", 10.0)), (Mem
 
 
 def point(**kw):
-    base = {"label": "op", "op": "gemm", "phase": Phase.DECODE, "flops": 100.0, "bytes": 50.0, "time_s": 10.0,
-            "dtype": "bf16", "source": Source.MEASURED}
+    base = {
+        "label": "op",
+        "op": "gemm",
+        "phase": Phase.DECODE,
+        "flops": 100.0,
+        "bytes": 50.0,
+        "time_s": 10.0,
+        "dtype": "bf16",
+        "source": Source.MEASURED,
+    }
     return RooflinePoint(**(base | kw))
 
 

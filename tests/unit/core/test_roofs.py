@@ -1,8 +1,7 @@
 import numpy as np
 import pytest
 
-from rooftop.core.roofs import ComputeRoof, MemoryRoof, RoofKind, Roofs, attainable, bound_time, ridge, \
-    roof_efficiency
+from rooftop.core.roofs import ComputeRoof, MemoryRoof, RoofKind, Roofs, attainable, bound_time, ridge, roof_efficiency
 from rooftop.errors import CatalogError
 
 ROOFS = Roofs("x", (ComputeRoof("bf16", 800e12),), (MemoryRoof("hbm", 3e12),))

@@ -20,9 +20,20 @@ def test_compute_dtype_rules():
     assert Workload(weight_dtype="int8", compute_dtype="int8").compute == "int8"
 
 
-@pytest.mark.parametrize("kw", [{"batch": -1}, {"batch": 0}, {"prompt": 0}, {"context": -5}, {"tp": 0},
-                                {"weight_dtype": "int3"}, {"attention": "sparse"}, {"prompt": 10, "cached_prefix": 10},
-                                {"batch": np.array([])}])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"batch": -1},
+        {"batch": 0},
+        {"prompt": 0},
+        {"context": -5},
+        {"tp": 0},
+        {"weight_dtype": "int3"},
+        {"attention": "sparse"},
+        {"prompt": 10, "cached_prefix": 10},
+        {"batch": np.array([])},
+    ],
+)
 def test_impossible_workloads(kw):
     with pytest.raises(WorkloadError):
         Workload(**kw)

@@ -42,9 +42,11 @@ def test_unknown_device_suggests():
 
 def test_user_layer_overrides(tmp_path, monkeypatch):
     layer = tmp_path / "hw.toml"
-    layer.write_text('[[device]]\nid = "h100-sxm"\nhbm_bandwidth_tb_s = 3.0\n\n'
-                     '[[device]]\nid = "my-npu"\nname = "My NPU"\nmemory_gib = 64\nhbm_bandwidth_tb_s = 1.0\n'
-                     'bf16_tflops = 100\nsource_urls = "lab notebook p. 12"\n')
+    layer.write_text(
+        '[[device]]\nid = "h100-sxm"\nhbm_bandwidth_tb_s = 3.0\n\n'
+        '[[device]]\nid = "my-npu"\nname = "My NPU"\nmemory_gib = 64\nhbm_bandwidth_tb_s = 1.0\n'
+        'bf16_tflops = 100\nsource_urls = "lab notebook p. 12"\n'
+    )
     monkeypatch.setenv("ROOFTOP_HARDWARE", str(layer))
     assert layer_paths()[-1] == layer
     h = get_entry("h100-sxm")
@@ -54,8 +56,14 @@ def test_user_layer_overrides(tmp_path, monkeypatch):
     assert mine.ridge("bf16") == pytest.approx(100.0)
 
 
-@pytest.mark.parametrize(("text", "match"), [("not toml [", "not valid TOML"), ('[[device]]\nname="x"\n', "each with an id"),
-                                             ('[[device]]\nid="x"\nbf16_tflops="fast"\n', "not a number")])
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("not toml [", "not valid TOML"),
+        ('[[device]]\nname="x"\n', "each with an id"),
+        ('[[device]]\nid="x"\nbf16_tflops="fast"\n', "not a number"),
+    ],
+)
 def test_bad_layers(tmp_path, text, match):
     layer = tmp_path / "bad.toml"
     layer.write_text(text)

@@ -1,0 +1,22 @@
+import json
+
+from tests.conftest import run_cli
+
+
+def test_hardware_list_has_31():
+    p = run_cli("hardware", "list", "--json")
+    assert p.returncode == 0 and len(json.loads(p.stdout)) == 31
+
+
+def test_hardware_show_sources():
+    p = run_cli("hardware", "show", "h100-sxm")
+    assert p.returncode == 0
+    assert "989.4 TFLOP/s" in p.stdout and "datasheet" in p.stdout and "ridge bf16" in p.stdout
+
+
+def test_models_list_and_show(tmp_path):
+    p = run_cli("models", "list")
+    assert p.returncode == 0 and "8,030,261,248" in p.stdout
+    p = run_cli("models", "show", "deepseek-v3")
+    data = json.loads(p.stdout)
+    assert data["mla"]["kv_lora_rank"] == 512 and data["moe"]["experts"] == 256

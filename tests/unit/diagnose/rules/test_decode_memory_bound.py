@@ -1,0 +1,16 @@
+from rooftop.core.points import Phase
+
+
+def test_weight_bound_at_batch_1(result_of, codes):
+    r = result_of(phase=Phase.DECODE, batch=1, context=2048)
+    assert codes(r) == ["decode-weight-bound"]
+    f = r.findings[0]
+    assert f.evidence["weight_share_of_bytes"] > 0.9 and f.evidence["ridge_flop_per_byte"] == 295.3
+    assert any("batching" in rem.action for rem in f.remedies)
+
+
+def test_kv_bound_at_long_context(result_of, codes):
+    # 8 sequences x 32k tokens x 131,072 B = 34 GB of KV vs 16 GB of weights
+    r = result_of(phase=Phase.DECODE, batch=8, context=32768)
+    assert codes(r) == ["decode-kv-bound"]
+    assert r.findings[0].bottleneck == "kv-bandwidth"

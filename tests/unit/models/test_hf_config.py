@@ -1,0 +1,67 @@
+import json
+
+import pytest
+
+from rooftop.errors import SpecError
+from rooftop.models.hf_config import load_config_file, spec_from_config
+
+LLAMA = {
+    "model_type": "llama",
+    "hidden_size": 64,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "intermediate_size": 128,
+    "vocab_size": 100,
+    "max_position_embeddings": 512,
+}
+
+
+def test_folder_and_file(tmp_path):
+    folder = tmp_path / "my-model"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(LLAMA))
+    a = load_config_file(folder)
+    b = load_config_file(folder / "config.json")
+    assert a == b and a.name == "my-model" and a.kv_heads == 2 and a.head_dim == 16
+
+
+def test_unknown_model_type_is_read_as_llama_with_a_note():
+    s = spec_from_config({**LLAMA, "model_type": "shiny"}, "x")
+    assert s.notes == ("model_type 'shiny' read as a Llama-style decoder",)
+
+
+@pytest.mark.parametrize(
+    ("config", "match"),
+    [
+        ({**LLAMA, "ssm_state_size": 16}, "'ssm_state_size' announces state-space"),
+        ({**LLAMA, "is_encoder_decoder": True}, "is_encoder_decoder"),
+        ({k: v for k, v in LLAMA.items() if k != "hidden_size"}, "missing field 'hidden_size'"),
+        ({**LLAMA, "num_hidden_layers": "two"}, "'num_hidden_layers' must be an integer"),
+        ({**LLAMA, "num_key_value_heads": 3}, "multiple of kv_heads"),
+        ([1, 2], "expected a JSON object"),
+    ],
+)
+def test_bad_configs(config, match):
+    with pytest.raises(SpecError, match=match):
+        spec_from_config(config, "x", where="cfg.json")
+
+
+def test_garbage_and_missing_files(tmp_path):
+    bad = tmp_path / "config.json"
+    bad.write_text("{not json")
+    with pytest.raises(SpecError, match="not valid JSON"):
+        load_config_file(bad)
+    with pytest.raises(SpecError, match="no such config.json"):
+        load_config_file(tmp_path / "absent")
+
+
+def test_never_executes_auto_map(tmp_path):
+    # auto_map points at remote code; rooftop reads the shapes and ignores the code entirely.
+    s = spec_from_config({**LLAMA, "auto_map": {"AutoModelForCausalLM": "evil.Model"}}, "x")
+    assert s.layers == 2
+
+
+def test_multimodal_text_config_is_used():
+    s = spec_from_config({"model_type": "llava", "text_config": LLAMA}, "x")
+    assert s.hidden == 64
