@@ -117,9 +117,13 @@ def evaluate(spec: ModelSpec, workload: Workload, roofs: Roofs) -> Evaluation:
         c = op.cost
         compute_t = c.flops / rates[c.unit]
         memory_t = c.bytes / rates["hbm"]
-        link_t = c.link_bytes / rates["link"] if workload.tp > 1 else np.zeros(())
-        stacked = np.stack(np.broadcast_arrays(compute_t, memory_t, link_t))
-        timed.append(OpTiming(op, stacked.max(axis=0), stacked.argmax(axis=0)))
+        time_s = np.maximum(compute_t, memory_t)
+        bound = (memory_t > compute_t).astype(np.int8)  # 0 compute, 1 memory (ties go to compute)
+        if workload.tp > 1:
+            link_t = c.link_bytes / rates["link"]
+            bound = np.where(link_t > time_s, np.int8(2), bound)
+            time_s = np.maximum(time_s, link_t)
+        timed.append(OpTiming(op, time_s, bound))
     return Evaluation(spec, workload, roofs, tuple(timed))
 
 
