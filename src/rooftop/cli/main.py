@@ -86,8 +86,21 @@ def cli() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point."""
-    cli.main(args=argv, prog_name="rooftop")
+    """Console-script entry point: usage errors, like library errors, are one line and exit code 2."""
+    try:
+        cli.main(args=argv, prog_name="rooftop", standalone_mode=False)
+    except click.UsageError as exc:
+        where = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx else ""
+        click.echo(f"rooftop: error: {exc.format_message()}{where}", err=True)
+        sys.exit(2)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        click.echo(f"rooftop: error: {exc.format_message()}", err=True)
+        sys.exit(exc.exit_code)
+    except (click.Abort, KeyboardInterrupt):
+        click.echo("rooftop: interrupted", err=True)
+        sys.exit(130)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -57,4 +57,4 @@ class IntList(click.ParamType):  # type: ignore[type-arg]
         try:
             return parse_int_list(str(value), self.option)
         except WorkloadError as exc:
-            self.fail(str(exc), param, ctx)
+            self.fail(str(exc).removeprefix(f"--{self.option}: "), param, ctx)
