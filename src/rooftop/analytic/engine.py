@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from rooftop.analytic.cost import Array
 from rooftop.analytic.decompose import Op, decompose
@@ -33,7 +34,7 @@ class OpTiming:
 
     op: Op
     time_s: Array
-    bound: Array  # index into BOUNDS
+    bound: NDArray[np.int8]  # index into BOUNDS
 
 
 @dataclass(frozen=True)

@@ -88,7 +88,9 @@ def cli() -> None:
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: usage errors, like library errors, are one line and exit code 2."""
     try:
-        cli.main(args=argv, prog_name="rooftop", standalone_mode=False)
+        code = cli.main(args=argv, prog_name="rooftop", standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
     except click.UsageError as exc:
         where = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx else ""
         click.echo(f"rooftop: error: {exc.format_message()}{where}", err=True)
