@@ -80,28 +80,26 @@ def totals_table(result: Result) -> Table:
         ("MFU / HFU / MBU", f"{t.mfu:.1%} / {t.hfu:.1%} / {t.mbu:.1%}"),
         ("bound", _bound_text(t.bound)),
     ]
-    for key, value in rows:
+    for key, value in [*rows, *memory_rows(result)]:
         table.add_row(key, value)
     return table
 
 
-def memory_table(result: Result) -> Table:
-    """Weights, KV at this context, activations, free, max batch (per GPU)."""
+def memory_rows(result: Result) -> list[tuple[str, str]]:
+    """Weights, KV at this context, activations, free, max batch (per GPU), as label/value rows."""
     m = result.memory
-    table = Table(show_header=False, box=None, pad_edge=False)
-    table.add_column(style="bold")
-    table.add_column()
     if not m:
-        return table
-    table.add_row(
-        "memory (per GPU)",
-        f"weights {gib(m['weights_bytes'])}, KV {gib(m['kv_cache_bytes'])}, "
-        f"activations {gib(m['activation_bytes'])}, free {gib(m['free_bytes'])} "
-        f"of {gib(m['usable_bytes'])} usable",
-    )
+        return []
     max_batch = m.get("max_batch")
-    table.add_row("max batch that fits", "does not fit" if not max_batch else f"{max_batch:,}")
-    return table
+    return [
+        (
+            "memory (per GPU)",
+            f"weights {gib(m['weights_bytes'])}, KV {gib(m['kv_cache_bytes'])}, "
+            f"activations {gib(m['activation_bytes'])}, free {gib(m['free_bytes'])} "
+            f"of {gib(m['usable_bytes'])} usable",
+        ),
+        ("max batch that fits", "does not fit" if not max_batch else f"{max_batch:,}"),
+    ]
 
 
 def findings_group(findings: Sequence[Finding]) -> Group:
@@ -151,7 +149,7 @@ def render_run(run: Run, console: Console) -> None:
         console.print()
         console.print(
             Panel(
-                Group(ops_table(result), Text(), totals_table(result), memory_table(result)),
+                Group(ops_table(result), Text(), totals_table(result)),
                 title=escape(result_title(result)),
                 title_align="left",
             )
