@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
-from rooftop.analytic.cost import OpCost, cost
+from rooftop.analytic.cost import Array, OpCost, cost
+from rooftop.core.points import Phase
 from rooftop.core.workload import Workload
 from rooftop.dtypes import dtype
 from rooftop.errors import WorkloadError
@@ -34,259 +36,229 @@ class Op:
 
 def decompose(spec: ModelSpec, w: Workload) -> list[Op]:
     """The operators of one prefill or decode step of ``spec`` under ``w``, per GPU."""
-    tp = w.tp
-    if spec.heads % tp:
-        raise WorkloadError(f"tp={tp} does not divide {spec.name}'s {spec.heads} attention heads")
-    a = dtype(w.act_dtype).bytes
-    kvb = dtype(w.kv_dtype).bytes
-    wb = dtype(w.weight_dtype).bytes
-    grouped = w.weight_dtype in WEIGHT_ONLY_QUANT and w.compute not in ("int8", "int4", "fp4")
-    t = w.tokens
-    b, new, past = w.batch, w.new_tokens, w.past_tokens
-    heads = spec.heads / tp
-    kv_heads = math.ceil(spec.kv_heads / tp)
-    L = spec.layers
-
-    def proj(name: str, k: int, n: int, count: int = L, tokens: object = None, group: str = "attention") -> Op:
-        shape = {
-            "tokens": t if tokens is None else tokens,
-            "k": k,
-            "n": n,
-            "weight_bytes_per_elt": wb,
-            "act_bytes_per_elt": a,
-            "group_size": w.quant_group_size,
-            "grouped_scales": grouped,
-        }
-        return Op(name, "gemm", count, cost("gemm", **shape), group)
-
-    def norm(name: str, count: int, width: int = spec.hidden, tokens: object = None) -> Op:
-        return Op(
-            name,
-            "norm",
-            count,
-            cost("norm", tokens=t if tokens is None else tokens, width=width, kind=spec.norm, act_bytes=a),
-            "norm",
-        )
-
-    tables = 2 if spec.learned_positions else 1
-    ops = [
-        Op(
-            "embed",
-            "embedding",
-            1,
-            cost("embedding", tokens=t, width=spec.hidden, weight_bytes_per_elt=wb, act_bytes=a, tables=tables),
-            "embedding",
-        ),
-        norm("attn_norm", L),
-    ]
-    ops += _attention(spec, w, proj, heads, kv_heads, a, kvb)
-    ops.append(
-        Op(
-            "kv_append",
-            "kv_append",
-            L,
-            cost(
-                "kv_append",
-                tokens=t,
-                act_bytes=a,
-                kv_bytes=kvb,
-                elements_per_token=_kv_elements_per_layer(spec, kv_heads),
-            ),
-            "attention",
-        )
-    )
-    attn = {
-        "batch": b,
-        "new": new,
-        "past": past,
-        "heads": heads,
-        "act_bytes": a,
-        "impl": w.attention,
-        "causal": w.causal,
-    }
-    qk_dim, v_dim, score_kv_heads, reads_v = _attention_dims(spec, w, kv_heads)
-    ops.append(
-        Op(
-            "attn_score",
-            "attn_score",
-            L,
-            cost("attn_score", **attn, kv_heads=score_kv_heads, qk_dim=qk_dim, kv_bytes=kvb),
-            "attention",
-        )
-    )
-    ops.append(Op("softmax", "softmax", L, cost("softmax", **attn), "attention"))
-    ops.append(
-        Op(
-            "attn_value",
-            "attn_value",
-            L,
-            cost("attn_value", **attn, kv_heads=score_kv_heads, v_dim=v_dim, kv_bytes=kvb, reads_v=reads_v),
-            "attention",
-        )
-    )
-    o_in = spec.heads * (spec.mla.v_head_dim if spec.mla else spec.head_dim) // tp
-    ops.append(proj("o_proj", o_in, spec.hidden))
-    if tp > 1:
-        ops.append(
-            Op(
-                "tp_allreduce_attn",
-                "all_reduce",
-                L,
-                cost("all_reduce", tokens=t, width=spec.hidden, act_bytes=a, tp=tp),
-                "comm",
-            )
-        )
-    ops.append(norm("ffn_norm", L))
-    if spec.norms_per_layer > 2:
-        ops.append(norm("extra_norms", L * (spec.norms_per_layer - 2)))
-    ops += _feed_forward(spec, w, proj, a, wb, grouped)
-    if tp > 1:
-        ops.append(
-            Op(
-                "tp_allreduce_mlp",
-                "all_reduce",
-                L,
-                cost("all_reduce", tokens=t, width=spec.hidden, act_bytes=a, tp=tp),
-                "comm",
-            )
-        )
-    ops.append(norm("final_norm", 1))
-    ops.append(proj("lm_head", spec.hidden, math.ceil(spec.vocab / tp), count=1, tokens=b + 0 * new, group="head"))
+    if spec.heads % w.tp:
+        raise WorkloadError(f"tp={w.tp} does not divide {spec.name}'s {spec.heads} attention heads")
+    step = _Step(spec, w)
+    ops = [*step.embedding(), *step.attention(), *step.feed_forward(), *step.head()]
     return [op for op in ops if op.count > 0]
 
 
-def _kv_elements_per_layer(spec: ModelSpec, kv_heads_local: int) -> float:
-    if spec.mla:
-        return float(spec.mla.kv_lora_rank + spec.mla.qk_rope_head_dim)
-    return 2.0 * kv_heads_local * spec.head_dim
+class _Step:
+    """The shapes of one step, per GPU, and one method per block of the model."""
 
+    def __init__(self, spec: ModelSpec, w: Workload) -> None:
+        self.spec, self.w, self.tp, self.L = spec, w, w.tp, spec.layers
+        self.act = dtype(w.act_dtype).bytes
+        self.kv = dtype(w.kv_dtype).bytes
+        self.weight = dtype(w.weight_dtype).bytes
+        self.grouped_scales = w.weight_dtype in WEIGHT_ONLY_QUANT and w.compute not in WEIGHT_ONLY_QUANT
+        self.tokens: Array = w.tokens
+        self.heads = spec.heads / w.tp
+        self.kv_heads = math.ceil(spec.kv_heads / w.tp)
 
-def _attention_dims(spec: ModelSpec, w: Workload, kv_heads: int) -> tuple[int, int, float, bool]:
-    """(qk_dim, v_dim, kv_heads read, whether V is a separate read) of the attention kernel.
+    # ---- building blocks ---------------------------------------------------------------
+    def gemm(
+        self, name: str, k: int, n: int, count: int | None = None, tokens: Any = None, group: str = "attention"
+    ) -> Op:
+        """A projection [tokens, k] @ [k, n] (tokens defaults to every token of the step)."""
+        shape = {
+            "tokens": self.tokens if tokens is None else tokens,
+            "k": k,
+            "n": n,
+            "weight_bytes_per_elt": self.weight,
+            "act_bytes_per_elt": self.act,
+            "group_size": self.w.quant_group_size,
+            "grouped_scales": self.grouped_scales,
+        }
+        return Op(name, "gemm", self.L if count is None else count, cost("gemm", **shape), group)
 
-    MLA decode runs in the absorbed form (FlashMLA, vLLM): all heads attend to the one cached
-    latent of width kv_lora + rope, read once. MLA prefill runs in the expanded form
-    (qk = nope + rope, v = v_head_dim), as vLLM does; its KV bytes are still the latent's.
-    """
-    if not spec.mla:
-        return spec.head_dim, spec.head_dim, float(kv_heads), True
-    m = spec.mla
-    latent = m.kv_lora_rank + m.qk_rope_head_dim
-    if w.phase.value == "decode":
-        return latent, m.kv_lora_rank, 1.0, False
-    # expanded form: the latent (read once) stands for K and V; express it through qk_dim bytes
-    return (
-        m.qk_nope_head_dim + m.qk_rope_head_dim,
-        m.v_head_dim,
-        latent / (m.qk_nope_head_dim + m.qk_rope_head_dim),
-        False,
-    )
+    def norm(self, name: str, count: int, width: int | None = None, tokens: Any = None) -> Op:
+        """A norm over ``width`` features (the hidden size by default)."""
+        c = cost(
+            "norm",
+            tokens=self.tokens if tokens is None else tokens,
+            width=width or self.spec.hidden,
+            kind=self.spec.norm,
+            act_bytes=self.act,
+        )
+        return Op(name, "norm", count, c, "norm")
 
+    def all_reduce(self, name: str) -> list[Op]:
+        """A tensor-parallel all-reduce of the hidden state after a block (none at tp=1)."""
+        if self.tp == 1:
+            return []
+        c = cost("all_reduce", tokens=self.tokens, width=self.spec.hidden, act_bytes=self.act, tp=self.tp)
+        return [Op(name, "all_reduce", self.L, c, "comm")]
 
-def _attention(spec: ModelSpec, w: Workload, proj, heads: float, kv_heads: int, a: float, kvb: float) -> list[Op]:  # type: ignore[no-untyped-def]
-    tp = w.tp
-    if spec.mla:
-        m = spec.mla
-        qk = m.qk_nope_head_dim + m.qk_rope_head_dim
-        ops = []
-        if m.q_lora_rank:
-            ops += [
-                proj("q_a_proj", spec.hidden, m.q_lora_rank),
-                proj("q_b_proj", m.q_lora_rank, spec.heads * qk // tp),
-            ]
-        else:
-            ops.append(proj("q_proj", spec.hidden, spec.heads * qk // tp))
-        ops.append(proj("kv_a_proj", spec.hidden, m.kv_lora_rank + m.qk_rope_head_dim))
-        ops.append(proj("kv_b_proj", m.kv_lora_rank, spec.heads * (m.qk_nope_head_dim + m.v_head_dim) // tp))
+    def mlp(self, prefix: str, width: int, count: int, group: str, tokens: Any = None) -> list[Op]:
+        """Gate (when gated), up, activation and down of one dense MLP of ``width``."""
+        local = math.ceil(width / self.tp)
+        tok = self.tokens if tokens is None else tokens
+        s = self.spec
+        ops = [self.gemm(f"{prefix}gate_proj", s.hidden, local, count, tok, group)] if s.gated_mlp else []
+        ops.append(self.gemm(f"{prefix}up_proj", s.hidden, local, count, tok, group))
+        act = cost(
+            "activation", tokens=tok, width=local, activation=s.activation, gated=s.gated_mlp, act_bytes=self.act
+        )
+        ops.append(Op(f"{prefix}act", "activation", count, act, group))
+        ops.append(self.gemm(f"{prefix}down_proj", local, s.hidden, count, tok, group))
         return ops
-    ops = [
-        proj("q_proj", spec.hidden, spec.q_dim // tp),
-        proj("k_proj", spec.hidden, kv_heads * spec.head_dim),
-        proj("v_proj", spec.hidden, kv_heads * spec.head_dim),
-    ]
-    if spec.qk_norm:
+
+    # ---- blocks ------------------------------------------------------------------------------
+    def embedding(self) -> list[Op]:
+        """Token (and learned position) embedding gathers."""
+        tables = 2 if self.spec.learned_positions else 1
+        c = cost(
+            "embedding",
+            tokens=self.tokens,
+            width=self.spec.hidden,
+            weight_bytes_per_elt=self.weight,
+            act_bytes=self.act,
+            tables=tables,
+        )
+        return [Op("embed", "embedding", 1, c, "embedding")]
+
+    def attention(self) -> list[Op]:
+        """Norm, projections, KV append, score/softmax/value, output projection, all-reduce."""
+        s, w = self.spec, self.w
+        ops = [self.norm("attn_norm", self.L), *(self._mla_projections() if s.mla else self._qkv_projections())]
+        latent = s.mla.kv_lora_rank + s.mla.qk_rope_head_dim if s.mla else 0
+        per_token = float(latent) if s.mla else 2.0 * self.kv_heads * s.head_dim
         ops.append(
             Op(
-                "qk_norm",
-                "norm",
-                spec.layers,
-                cost("norm", tokens=w.tokens * (heads + kv_heads), width=spec.head_dim, kind=spec.norm, act_bytes=a),
-                "norm",
-            )
-        )
-    return ops
-
-
-def _feed_forward(spec: ModelSpec, w: Workload, proj, a: float, wb: float, grouped: bool) -> list[Op]:  # type: ignore[no-untyped-def]
-    tp = w.tp
-    t = w.tokens
-    dense_layers = spec.layers - spec.moe_layers
-    ops: list[Op] = []
-
-    def mlp(prefix: str, width: int, count: int, group: str, tokens: object = None) -> list[Op]:
-        local = math.ceil(width / tp)
-        tok = t if tokens is None else tokens
-        out = [proj(f"{prefix}gate_proj", spec.hidden, local, count, tok, group)] if spec.gated_mlp else []
-        out.append(proj(f"{prefix}up_proj", spec.hidden, local, count, tok, group))
-        out.append(
-            Op(
-                f"{prefix}act",
-                "activation",
-                count,
+                "kv_append",
+                "kv_append",
+                self.L,
                 cost(
-                    "activation", tokens=tok, width=local, activation=spec.activation, gated=spec.gated_mlp, act_bytes=a
+                    "kv_append", tokens=self.tokens, act_bytes=self.act, kv_bytes=self.kv, elements_per_token=per_token
                 ),
-                group,
+                "attention",
             )
         )
-        out.append(proj(f"{prefix}down_proj", local, spec.hidden, count, tok, group))
-        return out
-
-    if dense_layers:
-        ops += mlp("", spec.ffn, dense_layers, "mlp")
-    if spec.moe and spec.moe_layers:
-        moe = spec.moe
-        n_moe = spec.moe_layers
-        ops.append(proj("router", spec.hidden, moe.experts, n_moe, group="moe"))
-        local = math.ceil(moe.expert_ffn / tp)
+        qk_dim, v_dim, kv_heads, reads_v = self._attention_dims()
         shape = {
-            "tokens": t,
+            "batch": w.batch,
+            "new": w.new_tokens,
+            "past": w.past_tokens,
+            "heads": self.heads,
+            "act_bytes": self.act,
+            "impl": w.attention,
+            "causal": w.causal,
+        }
+        kv = {"kv_heads": kv_heads, "kv_bytes": self.kv}
+        ops.append(
+            Op("attn_score", "attn_score", self.L, cost("attn_score", **shape, **kv, qk_dim=qk_dim), "attention")
+        )
+        ops.append(Op("softmax", "softmax", self.L, cost("softmax", **shape), "attention"))
+        ops.append(
+            Op(
+                "attn_value",
+                "attn_value",
+                self.L,
+                cost("attn_value", **shape, **kv, v_dim=v_dim, reads_v=reads_v),
+                "attention",
+            )
+        )
+        o_in = s.heads * (s.mla.v_head_dim if s.mla else s.head_dim) // self.tp
+        ops.append(self.gemm("o_proj", o_in, s.hidden))
+        return [*ops, *self.all_reduce("tp_allreduce_attn")]
+
+    def _qkv_projections(self) -> list[Op]:
+        s = self.spec
+        ops = [
+            self.gemm("q_proj", s.hidden, s.q_dim // self.tp),
+            self.gemm("k_proj", s.hidden, self.kv_heads * s.head_dim),
+            self.gemm("v_proj", s.hidden, self.kv_heads * s.head_dim),
+        ]
+        if s.qk_norm:
+            ops.append(self.norm("qk_norm", self.L, s.head_dim, self.tokens * (self.heads + self.kv_heads)))
+        return ops
+
+    def _mla_projections(self) -> list[Op]:
+        s = self.spec
+        assert s.mla is not None
+        m = s.mla
+        q_out = s.heads * (m.qk_nope_head_dim + m.qk_rope_head_dim) // self.tp
+        if m.q_lora_rank:
+            ops = [self.gemm("q_a_proj", s.hidden, m.q_lora_rank), self.gemm("q_b_proj", m.q_lora_rank, q_out)]
+        else:
+            ops = [self.gemm("q_proj", s.hidden, q_out)]
+        ops.append(self.gemm("kv_a_proj", s.hidden, m.kv_lora_rank + m.qk_rope_head_dim))
+        ops.append(self.gemm("kv_b_proj", m.kv_lora_rank, s.heads * (m.qk_nope_head_dim + m.v_head_dim) // self.tp))
+        return ops
+
+    def _attention_dims(self) -> tuple[int, int, float, bool]:
+        """(qk_dim, v_dim, KV heads read, whether V is a separate read) of the attention kernel.
+
+        MLA decode runs in the absorbed form (FlashMLA, vLLM): every head attends to the one cached
+        latent of width kv_lora + rope, read once. MLA prefill runs in the expanded form (qk = nope +
+        rope, v = v_head_dim), as vLLM does; its KV bytes are still the latent's, expressed as a
+        fractional "head count" so that kv_heads × qk_dim = latent width.
+        """
+        s = self.spec
+        if not s.mla:
+            return s.head_dim, s.head_dim, float(self.kv_heads), True
+        m = s.mla
+        latent = m.kv_lora_rank + m.qk_rope_head_dim
+        if self.w.phase is Phase.DECODE:
+            return latent, m.kv_lora_rank, 1.0, False
+        qk = m.qk_nope_head_dim + m.qk_rope_head_dim
+        return qk, m.v_head_dim, latent / qk, False
+
+    def feed_forward(self) -> list[Op]:
+        """Norms, the dense MLP layers and the MoE layers (router, routed and shared experts)."""
+        s = self.spec
+        ops = [self.norm("ffn_norm", self.L)]
+        if s.norms_per_layer > 2:
+            ops.append(self.norm("extra_norms", self.L * (s.norms_per_layer - 2)))
+        dense_layers = s.layers - s.moe_layers
+        if dense_layers:
+            ops += self.mlp("", s.ffn, dense_layers, "mlp")
+        if s.moe and s.moe_layers:
+            ops += self._experts()
+        return [*ops, *self.all_reduce("tp_allreduce_mlp")]
+
+    def _experts(self) -> list[Op]:
+        s = self.spec
+        assert s.moe is not None
+        moe, n = s.moe, s.moe_layers
+        local = math.ceil(moe.expert_ffn / self.tp)
+        shape = {
+            "tokens": self.tokens,
             "experts": moe.experts,
             "top_k": moe.top_k,
-            "weight_bytes_per_elt": wb,
-            "act_bytes_per_elt": a,
-            "group_size": w.quant_group_size,
-            "grouped_scales": grouped,
+            "weight_bytes_per_elt": self.weight,
+            "act_bytes_per_elt": self.act,
+            "group_size": self.w.quant_group_size,
+            "grouped_scales": self.grouped_scales,
         }
-        gate_up = 2 if spec.gated_mlp else 1
-        ops.append(
+        gate_up = 2 if s.gated_mlp else 1
+        act = cost(
+            "activation",
+            tokens=self.tokens * moe.top_k,
+            width=local,
+            activation=s.activation,
+            gated=s.gated_mlp,
+            act_bytes=self.act,
+        )
+        ops = [
+            self.gemm("router", s.hidden, moe.experts, n, group="moe"),
             Op(
                 "experts_gate_up",
                 "grouped_gemm",
-                n_moe,
-                cost("grouped_gemm", k=spec.hidden, n=gate_up * local, **shape),
+                n,
+                cost("grouped_gemm", k=s.hidden, n=gate_up * local, **shape),
                 "moe",
-            )
-        )
-        ops.append(
-            Op(
-                "experts_act",
-                "activation",
-                n_moe,
-                cost(
-                    "activation",
-                    tokens=t * moe.top_k,
-                    width=local,
-                    activation=spec.activation,
-                    gated=spec.gated_mlp,
-                    act_bytes=a,
-                ),
-                "moe",
-            )
-        )
-        ops.append(
-            Op("experts_down", "grouped_gemm", n_moe, cost("grouped_gemm", k=local, n=spec.hidden, **shape), "moe")
-        )
+            ),
+            Op("experts_act", "activation", n, act, "moe"),
+            Op("experts_down", "grouped_gemm", n, cost("grouped_gemm", k=local, n=s.hidden, **shape), "moe"),
+        ]
         if moe.shared_experts:
-            ops += mlp("shared_", moe.shared_experts * (moe.shared_ffn or moe.expert_ffn), n_moe, "moe")
-    return ops
+            ops += self.mlp("shared_", moe.shared_experts * (moe.shared_ffn or moe.expert_ffn), n, "moe")
+        return ops
+
+    def head(self) -> list[Op]:
+        """Final norm and the lm_head on the last position of each sequence."""
+        last = self.w.batch + 0 * self.w.new_tokens
+        vocab = math.ceil(self.spec.vocab / self.tp)
+        return [self.norm("final_norm", 1), self.gemm("lm_head", self.spec.hidden, vocab, 1, last, "head")]
