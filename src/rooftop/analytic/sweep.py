@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass, replace
 
 import numpy as np
+from numpy.typing import NDArray
 
 from rooftop.analytic.cost import Array
 from rooftop.analytic.engine import Evaluation, evaluate
@@ -67,7 +68,7 @@ class SweepGrid:
         return (self.batch.size, self.context.size)
 
     @property
-    def fits(self) -> Array:
+    def fits(self) -> NDArray[np.bool_]:
         """Whether each cell's batch is admitted by the KV cache (True where capacity is unknown)."""
         limit = np.where(np.isnan(self.max_batch), np.inf, self.max_batch)
         return self.batch[:, None] <= limit[None, :]

@@ -24,7 +24,7 @@ COMMANDS: dict[str, str] = {
     "models": "rooftop.cli.catalog:models",
     "sweep": "rooftop.cli.sweep:sweep_command",
     "report": "rooftop.cli.report:report",
-    "compare": "rooftop.cli.compare:compare",
+    "compare": "rooftop.cli.compare:compare_command",
 }
 
 

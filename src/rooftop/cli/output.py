@@ -36,14 +36,25 @@ def output_options(fn: F) -> F:
         return fn(*args, **kwargs)
 
     out: Any = wrapper
-    out = click.option("--plot", type=click.Path(dir_okay=False, writable=True),
-                       help="Write the roofline chart as a static image (FILE.png or FILE.svg).")(out)
-    out = click.option("--report", type=click.Path(dir_okay=False, writable=True),
-                       help="Write a self-contained HTML report (works offline).")(out)
-    out = click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True),
-                       help="Write the rooftop.run/1 JSON artifact to a file.")(out)
-    out = click.option("--json", "as_json", is_flag=True,
-                       help="Print the rooftop.run/1 JSON artifact instead of tables.")(out)
+    out = click.option(
+        "--plot",
+        type=click.Path(dir_okay=False, writable=True),
+        help="Write the roofline chart as a static image (FILE.png or FILE.svg).",
+    )(out)
+    out = click.option(
+        "--report",
+        type=click.Path(dir_okay=False, writable=True),
+        help="Write a self-contained HTML report (works offline).",
+    )(out)
+    out = click.option(
+        "--output",
+        "-o",
+        type=click.Path(dir_okay=False, writable=True),
+        help="Write the rooftop.run/1 JSON artifact to a file.",
+    )(out)
+    out = click.option(
+        "--json", "as_json", is_flag=True, help="Print the rooftop.run/1 JSON artifact instead of tables."
+    )(out)
     return out  # type: ignore[no-any-return]
 
 
@@ -54,8 +65,9 @@ def requested_files() -> dict[str, str | None]:
     return dict(found) if found else {"report": None, "plot": None}
 
 
-def emit(run: Run, as_json: bool = False, output: str | None = None,
-         render: Callable[[Run, Console], None] = render_run) -> None:
+def emit(
+    run: Run, as_json: bool = False, output: str | None = None, render: Callable[[Run, Console], None] = render_run
+) -> None:
     """Write the artifact, report and plot where asked, then print JSON or (with no file asked) tables."""
     files = requested_files()
     if output:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from rooftop.analytic.cost import Array
 from rooftop.analytic.sweep import SweepGrid
@@ -37,7 +38,7 @@ class SLO:
     ttft_s: float | None = None
     tpot_s: float | None = None
 
-    def met(self, grid: SweepGrid) -> Array:
+    def met(self, grid: SweepGrid) -> NDArray[np.bool_]:
         """Per cell: every SLO holds and the batch fits in memory."""
         ok = grid.fits.copy()
         if self.ttft_s is not None:
