@@ -38,6 +38,7 @@ table.sortable th{cursor:pointer} table.sortable th:after{content:" \\2195";colo
 .kv td:first-child{font-weight:600;text-align:left} .sev-critical{color:#b00020;font-weight:700}
 .sev-warn{color:#a36b00;font-weight:700} .sev-info{color:#2a7a2a;font-weight:700}
 .finding{margin:8px 0 14px;padding:8px 12px;border-left:4px solid #ccc;background:#fafafa}
+td.src{white-space:normal;max-width:640px;font-size:11.5px;color:#555}
 .muted{color:#666} details>summary{cursor:pointer;font-weight:600;margin:10px 0}
 .bound-compute{color:#c62828} .bound-memory{color:#1565c0} .bound-link{color:#6a1b9a}
 """
@@ -75,8 +76,21 @@ def _td(text: object, sort_value: object = None, left: bool = False, cls: str = 
     return f'<td data-v="{_e(v)}"{f" class={chr(34)}{classes}{chr(34)}" if classes else ""}>{_e(text)}</td>'
 
 
-def _table(headers: Sequence[str], rows: Sequence[str], sortable: bool = True, left: int = 1) -> str:
-    head = "".join(f'<th class="l">{_e(h)}</th>' if k < left else f"<th>{_e(h)}</th>" for k, h in enumerate(headers))
+def _table(
+    headers: Sequence[str],
+    rows: Sequence[str],
+    sortable: bool = True,
+    left: int = 1,
+    right_from: int = 0,
+    right_to: int | None = None,
+) -> str:
+    """A table whose first ``left`` headers (and any past ``right_to``) are left-aligned."""
+    head = "".join(
+        f"<th>{_e(h)}</th>"
+        if left <= k and right_from <= k and (right_to is None or k < right_to)
+        else f'<th class="l">{_e(h)}</th>'
+        for k, h in enumerate(headers)
+    )
     cls = ' class="sortable"' if sortable else ""
     return f"<table{cls}><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
@@ -114,7 +128,7 @@ def roofs_section(all_roofs: Sequence[Roofs]) -> str:
                 + _td(f"compute {c.dtype}", left=True)
                 + _td(si(c.flop_per_s, "FLOP/s"), c.flop_per_s)
                 + _td(c.kind.value, left=True)
-                + _td(c.source, left=True)
+                + _td(c.source, left=True, cls="src")
                 + "</tr>"
             )
         for m in roofs.memory:
@@ -124,10 +138,10 @@ def roofs_section(all_roofs: Sequence[Roofs]) -> str:
                 + _td(f"bandwidth {m.level}", left=True)
                 + _td(si(m.bytes_per_s, "B/s"), m.bytes_per_s)
                 + _td(m.kind.value, left=True)
-                + _td(m.source, left=True)
+                + _td(m.source, left=True, cls="src")
                 + "</tr>"
             )
-    return _table(["device", "roof", "value", "kind", "source"], rows, left=2)
+    return _table(["device", "roof", "value", "kind", "source"], rows, left=2, right_from=2, right_to=3)
 
 
 def ops_table(result: Result) -> str:

@@ -131,7 +131,17 @@ def throughput_vs_tpot(result: Result) -> go.Figure:
         )
     slo = result.extra.get("slo", {}).get("tpot_s")
     if slo:
-        fig.add_vline(x=slo * 1e3, line={"color": "#d62728", "dash": "dash"}, annotation_text="TPOT SLO")
+        top = max((r["tokens_per_s"] for r in rows), default=1.0)
+        fig.add_trace(
+            go.Scatter(
+                x=[slo * 1e3, slo * 1e3],
+                y=[0, top * 1.05],
+                mode="lines",
+                name=f"TPOT SLO {slo * 1e3:g} ms",
+                meta="slo",
+                line={"color": "#d62728", "dash": "dash"},
+            )
+        )
     op = result.extra.get("operating_point")
     if op:
         best = [r for r in rows if r["batch"] == op["batch"] and r["context"] == op["context"]]
