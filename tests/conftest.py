@@ -26,10 +26,22 @@ def fixture_path(*parts: str) -> Path:
     return path
 
 
-def run_cli(*args: str, input: str | None = None, timeout: float = 120, env: dict[str, str] | None = None,
-            cwd: str | Path | None = None) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str,
+    input: str | None = None,
+    timeout: float = 120,
+    env: dict[str, str] | None = None,
+    cwd: str | Path | None = None,
+) -> subprocess.CompletedProcess[str]:
     """Run `python -m rooftop ARGS` against this checkout's src/; returns the completed process."""
     full_env = {**os.environ, "PYTHONPATH": str(SRC), "COLUMNS": "200", **(env or {})}
     full_env.pop("ROOFTOP_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "rooftop", *args], capture_output=True, text=True, input=input,
-                          timeout=timeout, env=full_env, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "rooftop", *args],
+        capture_output=True,
+        text=True,
+        input=input,
+        timeout=timeout,
+        env=full_env,
+        cwd=cwd,
+    )
