@@ -127,7 +127,7 @@ def _bound_codes(ev: Evaluation, shape: tuple[int, int]) -> Array:
     weights = np.broadcast_to(ev.total("weight_bytes"), shape)
     kv = np.broadcast_to(ev.total("kv_read_bytes") + ev.total("kv_write_bytes"), shape)
     act = np.broadcast_to(ev.total("act_in_bytes") + ev.total("act_out_bytes"), shape)
-    memory_kind = 1 + np.argmax(np.stack([weights, kv, act]), axis=0)
+    memory_kind = np.where((weights >= kv) & (weights >= act), 1, np.where(kv >= act, 2, 3))
     return np.where(engine_bound == 0, 0, np.where(engine_bound == 1, memory_kind, 4)).astype(np.float64)
 
 

@@ -75,13 +75,13 @@ def _b(grid: SweepGrid, i: int) -> int:
 def linear_region(grid: SweepGrid, j: int) -> Finding:
     """Batches over which throughput grows ~linearly (step time within LINEAR_TOLERANCE)."""
     tpot = grid.tpot_s[:, j]
+    rate = grid.batch / tpot  # decode tokens/s at this context
     linear = tpot <= tpot[0] * LINEAR_TOLERANCE
     last = int(np.flatnonzero(linear)[-1])
-    worse = [i for i in range(last + 1, grid.batch.size)]
     tail = (
         f"; beyond it tokens/s still rises but TPOT worsens ({seconds(tpot[last])} → {seconds(tpot[-1])} "
         f"at batch {_b(grid, -1)})"
-        if worse
+        if last + 1 < grid.batch.size
         else ""
     )
     return Finding(
@@ -97,7 +97,7 @@ def linear_region(grid: SweepGrid, j: int) -> Finding:
             "linear_until_batch": _b(grid, last),
             "tpot_s_at_first_batch": float(tpot[0]),
             "tpot_s_at_linear_end": float(tpot[last]),
-            "decode_tokens_per_s": {str(_b(grid, i)): float(grid.decode_tokens_per_s[i, j]) for i in range(tpot.size)},
+            "decode_tokens_per_s": {str(_b(grid, i)): float(rate[i]) for i in range(tpot.size)},
         },
     )
 
