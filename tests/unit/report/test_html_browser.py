@@ -7,8 +7,9 @@ import time
 from pathlib import Path
 
 import pytest
+
 from tests.conftest import run_cli
-from tests.report.browser import chromium, console_errors
+from tests.unit.report.browser import chromium, console_errors
 
 pytestmark = pytest.mark.slow
 

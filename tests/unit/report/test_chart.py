@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from tests.report.runs import H100, decode_run
 
 from rooftop.core.roofs import RoofKind
 from rooftop.report.chart import ROOF_DASH, build_chart
+from tests.unit.report.runs import H100, decode_run
 
 
 def test_every_op_of_both_workloads_is_a_point() -> None:

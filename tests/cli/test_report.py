@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from tests.conftest import run_cli
 
 pytest.importorskip("plotly")
