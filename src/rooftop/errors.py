@@ -40,6 +40,10 @@ class ArtifactError(RooftopError):
     """A saved run artifact is unreadable or of an unknown schema."""
 
 
+class ReportError(RooftopError):
+    """A report, plot or comparison cannot be produced (unknown format, incomparable runs)."""
+
+
 def did_you_mean(name: str, choices: Iterable[str]) -> str:
     """Return ' (did you mean: a, b?)' for close matches of ``name``, or ''."""
     options = list(choices)

@@ -22,6 +22,9 @@ COMMANDS: dict[str, str] = {
     "analyze": "rooftop.cli.analyze:analyze",
     "hardware": "rooftop.cli.catalog:hardware",
     "models": "rooftop.cli.catalog:models",
+    "sweep": "rooftop.cli.sweep:sweep_command",
+    "report": "rooftop.cli.report:report",
+    "compare": "rooftop.cli.compare:compare_command",
 }
 
 

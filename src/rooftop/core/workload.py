@@ -81,7 +81,7 @@ class Workload:
         """Query positions per sequence this step."""
         if self.phase is Phase.PREFILL:
             return np.asarray(self.prompt, dtype=np.float64) - np.asarray(self.cached_prefix, dtype=np.float64)
-        return np.ones_like(np.asarray(self.context, dtype=np.float64))
+        return np.ones((), dtype=np.float64)  # one token per sequence; a 0-d array keeps GEMM grids (B, 1)
 
     @property
     def past_tokens(self) -> NDArray[np.float64]:

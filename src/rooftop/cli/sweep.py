@@ -1,0 +1,154 @@
+"""`rooftop sweep`: batch × context capacity grid, SLOs, and the goodput-optimal operating point."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from rooftop.api.sweep import COLUMNS, Cohort, parse_cohort, sweep
+from rooftop.cli.analyze import DTYPES, roofs_option
+from rooftop.cli.options import IntList
+from rooftop.cli.output import emit, output_options
+from rooftop.core.artifact import Run
+from rooftop.core.workload import Workload
+from rooftop.diagnose.sweep import SLO
+from rooftop.models.presets import resolve_model
+from rooftop.units import parse_seconds
+
+
+def _seconds(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
+    return None if value is None else parse_seconds(value)
+
+
+def write_csv(run: Run, path: str) -> None:
+    """Every cell of every cohort as CSV (raw SI numbers), with a cohort column."""
+    with Path(path).open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["cohort", *COLUMNS])
+        for result in run.results:
+            for row in result.extra["sweep"]["rows"]:
+                writer.writerow([result.workload.get("cohort", ""), *row])
+
+
+def render_sweep(run: Run, console: Console) -> None:
+    """Cells at each cohort's contexts, then the findings."""
+    from rooftop.report.sweep_table import render_sweep_run
+
+    render_sweep_run(run, console)
+
+
+@click.command()
+@click.option("--model", "-m", default="llama-3.1-8b", show_default=True, help="A preset or a local config.json.")
+@click.option("--hardware", "-H", default="h100-sxm", show_default=True, help="A catalog device.")
+@click.option(
+    "--batch",
+    "-b",
+    type=IntList("batch"),
+    default="1-512",
+    show_default=True,
+    help="Sequences per decode step: '1,8,64' or '1-512' (powers of two).",
+)
+@click.option(
+    "--context",
+    "-c",
+    type=IntList("context"),
+    default=None,
+    help="Cached tokens at decode: '512-32768' (default: prompt + output tokens of each cohort).",
+)
+@click.option(
+    "--prompt",
+    "-p",
+    type=click.IntRange(min=1),
+    default=2048,
+    show_default=True,
+    help="Prompt tokens (TTFT = prefill time of one prompt).",
+)
+@click.option(
+    "--output-tokens", type=click.IntRange(min=1), default=256, show_default=True, help="Output tokens per request."
+)
+@click.option(
+    "--cohort",
+    "cohorts",
+    multiple=True,
+    help="A prompt/output cohort 'NAME=PROMPT:OUTPUT' (repeatable; replaces --prompt/--output-tokens).",
+)
+@click.option("--slo-ttft", callback=_seconds, help="Time-to-first-token objective with a unit, e.g. '500ms'.")
+@click.option("--slo-tpot", callback=_seconds, help="Time-per-output-token objective with a unit, e.g. '50ms'.")
+@click.option(
+    "--shared-prefix",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Prompt tokens shared by every request (system prompt, tool schema): prefix-cached, KV held once.",
+)
+@click.option(
+    "--dtype", type=click.Choice(DTYPES), default="bf16", show_default=True, help="Weights, activations and KV cache."
+)
+@click.option("--weight-dtype", type=click.Choice(DTYPES), help="Weights.")
+@click.option("--kv-dtype", type=click.Choice(DTYPES), help="KV cache.")
+@click.option("--tp", type=click.IntRange(min=1), default=1, show_default=True, help="Tensor-parallel degree.")
+@click.option("--catalog", type=click.Path(dir_okay=False), help="An extra TOML hardware catalog layer.")
+@click.option(
+    "--memory-utilization",
+    type=click.FloatRange(0.01, 1.0),
+    default=0.9,
+    show_default=True,
+    help="Usable share of device memory (vLLM's gpu_memory_utilization).",
+)
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, writable=True), help="Write every cell as CSV.")
+@output_options
+def sweep_command(
+    model: str,
+    hardware: str,
+    batch: list[int],
+    context: list[int] | None,
+    prompt: int,
+    output_tokens: int,
+    cohorts: tuple[str, ...],
+    slo_ttft: float | None,
+    slo_tpot: float | None,
+    shared_prefix: int,
+    dtype: str,
+    weight_dtype: str | None,
+    kv_dtype: str | None,
+    tp: int,
+    catalog: str | None,
+    memory_utilization: float,
+    csv_path: str | None,
+    as_json: bool,
+    output: str | None,
+) -> None:
+    """Capacity sweep: decode over batch × context, TTFT/TPOT against SLOs, goodput-optimal point.
+
+    Per cell: time, FLOP/s, B/s, intensity, TTFT, TPOT, whether the KV cache admits the batch,
+    whether the SLOs hold, and goodput (output tokens/s of cells that meet every SLO). The
+    findings (seed 003 §15) name the linear-throughput region, HBM saturation, the batch where
+    the GEMMs cross the ridge, the KV admission limit per context, and the operating point that
+    maximises goodput — not the right-most point. See docs/sweep.md.
+
+    \b
+    Examples:
+      rooftop sweep --slo-tpot 50ms                          # llama-3.1-8b, h100-sxm, prompt 2048, output 256
+      rooftop sweep -b 1-512 -c 512-32768 --slo-ttft 500ms --slo-tpot 50ms --report sweep.html
+      rooftop sweep --cohort chat=1024:256 --cohort report=8192:2048 --slo-tpot 40ms
+      rooftop sweep --shared-prefix 1024 --prompt 4096 --csv cells.csv
+    """
+    spec = resolve_model(model)
+    roofs = roofs_option(hardware, catalog, None, None)
+    groups = [parse_cohort(c) for c in cohorts] or [Cohort(prompt, output_tokens)]
+    base = Workload(
+        weight_dtype=weight_dtype or dtype,
+        act_dtype=dtype,
+        kv_dtype=kv_dtype or dtype,
+        tp=tp,
+        cached_prefix=shared_prefix,
+        prompt=min(g.prompt for g in groups),
+    )
+    run = sweep(spec, roofs, base, batch, context, groups, SLO(slo_ttft, slo_tpot), memory_utilization)
+    if csv_path:
+        write_csv(run, csv_path)
+        click.echo(f"wrote {csv_path}", err=True)
+    emit(run, as_json, output, render=render_sweep)

@@ -1,0 +1,341 @@
+"""One self-contained HTML report that works offline: identity, roofs, charts, op tables, totals, findings.
+
+The plotly.js bundle that the ``plotly`` package ships is inlined (no CDN, no network). Every
+string that came from input goes through :func:`html.escape` (text and attributes); figure JSON
+is embedded with ``<``, ``>`` and ``&`` as JSON unicode escapes so no string can close the
+script element. A Content-Security-Policy allows only this file's own scripts (by hash), so an
+injected handler would not run even if a string escaped the escaping.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rooftop.core.artifact import Result, Run
+from rooftop.core.findings import Finding
+from rooftop.core.roofs import Roofs
+from rooftop.errors import ReportError
+from rooftop.report.chart import build_chart, result_label
+from rooftop.report.sweep_table import sweep_rows
+from rooftop.units import gib, seconds, si
+
+MAX_SWEEP_ROWS = 2000  # cells listed in the HTML table (the JSON/CSV hold them all)
+
+STYLE = """
+body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1280px;padding:0 18px 40px;color:#222}
+h1{font-size:22px;margin:18px 0 4px} h2{font-size:18px;margin:26px 0 8px;border-bottom:1px solid #ddd}
+h3{font-size:15px;margin:18px 0 6px} table{border-collapse:collapse;margin:6px 0 12px;font-size:12.5px}
+th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
+th{background:#f5f5f5;position:sticky;top:0} td.l,th.l{text-align:left}
+table.sortable th{cursor:pointer} table.sortable th:after{content:" \\2195";color:#aaa}
+.kv td:first-child{font-weight:600;text-align:left} .sev-critical{color:#b00020;font-weight:700}
+.sev-warn{color:#a36b00;font-weight:700} .sev-info{color:#2a7a2a;font-weight:700}
+.finding{margin:8px 0 14px;padding:8px 12px;border-left:4px solid #ccc;background:#fafafa}
+td.src{white-space:normal;max-width:640px;font-size:11.5px;color:#555}
+.muted{color:#666} details>summary{cursor:pointer;font-weight:600;margin:10px 0}
+.bound-compute{color:#c62828} .bound-memory{color:#1565c0} .bound-link{color:#6a1b9a}
+"""
+
+SORT_JS = """
+document.querySelectorAll('table.sortable').forEach(function (table) {
+  table.querySelectorAll('th').forEach(function (th, col) {
+    th.addEventListener('click', function () {
+      var body = table.tBodies[0];
+      var rows = Array.prototype.slice.call(body.rows);
+      var asc = th.getAttribute('data-dir') !== 'asc';
+      th.setAttribute('data-dir', asc ? 'asc' : 'desc');
+      rows.sort(function (a, b) {
+        var x = a.cells[col].getAttribute('data-v'), y = b.cells[col].getAttribute('data-v');
+        var nx = parseFloat(x), ny = parseFloat(y), r;
+        if (!isNaN(nx) && !isNaN(ny)) { r = nx - ny; } else { r = String(x).localeCompare(String(y)); }
+        return asc ? r : -r;
+      });
+      rows.forEach(function (row) { body.appendChild(row); });
+    });
+  });
+});
+"""
+
+
+def _e(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _td(text: object, sort_value: object = None, left: bool = False, cls: str = "") -> str:
+    v = text if sort_value is None else sort_value
+    if isinstance(v, float) and not math.isfinite(v):
+        v = ""
+    classes = " ".join(c for c in ("l" if left else "", cls) if c)
+    return f'<td data-v="{_e(v)}"{f" class={chr(34)}{classes}{chr(34)}" if classes else ""}>{_e(text)}</td>'
+
+
+def _table(
+    headers: Sequence[str],
+    rows: Sequence[str],
+    sortable: bool = True,
+    left: int = 1,
+    right_from: int = 0,
+    right_to: int | None = None,
+) -> str:
+    """A table whose first ``left`` headers (and any past ``right_to``) are left-aligned."""
+    head = "".join(
+        f"<th>{_e(h)}</th>"
+        if left <= k and right_from <= k and (right_to is None or k < right_to)
+        else f'<th class="l">{_e(h)}</th>'
+        for k, h in enumerate(headers)
+    )
+    cls = ' class="sortable"' if sortable else ""
+    return f"<table{cls}><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _kv(pairs: Sequence[tuple[str, object]]) -> str:
+    rows = "".join(f'<tr><td>{_e(k)}</td><td class="l">{_e(v)}</td></tr>' for k, v in pairs)
+    return f'<table class="kv"><tbody>{rows}</tbody></table>'
+
+
+def identity_section(run: Run, index: int) -> str:
+    """Who and what produced a run: command, model, device, versions, when."""
+    ident = run.identity
+    model = ident.get("model", {})
+    model_name = model.get("name", "") if isinstance(model, dict) else model
+    pairs: list[tuple[str, object]] = [
+        ("command", run.command),
+        ("model", model_name),
+        ("hardware", f"{run.roofs.name} ({run.roofs.identity.get('name', run.roofs.vendor)})"),
+        ("source", ident.get("source", "")),
+        ("rooftop", ident.get("rooftop", "")),
+        ("created", ident.get("created", "")),
+        ("platform", ident.get("platform", "")),
+    ]
+    return f"<h3>Run {index + 1}: {_e(run.command)}</h3>{_kv([(k, v) for k, v in pairs if v])}"
+
+
+def roofs_section(all_roofs: Sequence[Roofs]) -> str:
+    """Every roof with its value, kind and source."""
+    rows = []
+    for roofs in all_roofs:
+        for c in roofs.compute:
+            rows.append(
+                "<tr>"
+                + _td(roofs.name, left=True)
+                + _td(f"compute {c.dtype}", left=True)
+                + _td(si(c.flop_per_s, "FLOP/s"), c.flop_per_s)
+                + _td(c.kind.value, left=True)
+                + _td(c.source, left=True, cls="src")
+                + "</tr>"
+            )
+        for m in roofs.memory:
+            rows.append(
+                "<tr>"
+                + _td(roofs.name, left=True)
+                + _td(f"bandwidth {m.level}", left=True)
+                + _td(si(m.bytes_per_s, "B/s"), m.bytes_per_s)
+                + _td(m.kind.value, left=True)
+                + _td(m.source, left=True, cls="src")
+                + "</tr>"
+            )
+    return _table(["device", "roof", "value", "kind", "source"], rows, left=2, right_from=2, right_to=3)
+
+
+def ops_table(result: Result) -> str:
+    """Sortable per-op table: FLOPs, bytes split, intensity, time, share, FLOP/s, bound."""
+    total = sum(p.time_s or 0.0 for p in result.points) or float("nan")
+    rows = []
+    for p in result.points:
+        t = p.traffic
+        share = (p.time_s or 0.0) / total
+        bound_cls = f"bound-{p.bound.split(':')[0]}" if p.bound else ""
+        rows.append(
+            "<tr>"
+            + _td(p.label, left=True)
+            + _td(p.op, left=True)
+            + _td(p.source.value, left=True)
+            + _td(p.count, p.count)
+            + _td(si(p.flops, "FLOP"), p.flops)
+            + _td(si(p.bytes, "B"), p.bytes)
+            + _td(si(t.weight_bytes, "B") if t else "", t.weight_bytes if t else 0)
+            + _td(si(t.kv_bytes, "B") if t else "", t.kv_bytes if t else 0)
+            + _td(f"{p.intensity:.3g}" if math.isfinite(p.intensity) else "∞", p.intensity)
+            + _td(seconds(p.time_s) if p.time_s else "—", p.time_s or 0)
+            + _td(f"{share:.1%}", share)
+            + _td(si(p.flop_per_s, "FLOP/s"), p.flop_per_s)
+            + _td(p.bound, left=True, cls=bound_cls)
+            + "</tr>"
+        )
+    headers = ["op", "kind", "source", "×", "FLOPs", "bytes", "weights", "KV", "FLOP/B", "time", "share", "FLOP/s"]
+    return _table([*headers, "bound"], rows, left=3)
+
+
+def totals_section(result: Result) -> str:
+    """Step totals and the memory budget."""
+    t = result.totals
+    pairs: list[tuple[str, object]] = []
+    if t is not None:
+        label = {"prefill": "TTFT (at the roofs)", "decode": "TPOT (at the roofs)"}.get(t.phase, "step time")
+        pairs += [
+            (label, seconds(t.time_s)),
+            ("tokens/s", f"{t.tokens_per_s:,.1f}"),
+            ("FLOPs / bytes", f"{si(t.flops, 'FLOP')} / {si(t.bytes, 'B')}"),
+            ("intensity", f"{t.intensity:.3g} FLOP/B (ridge {t.peak_flop_per_s / t.bandwidth_bytes_per_s:.0f})"),
+            ("MFU / HFU / MBU", f"{t.mfu:.1%} / {t.hfu:.1%} / {t.mbu:.1%}"),
+            ("bound", t.bound),
+        ]
+    m = result.memory
+    if m:
+        pairs.append(
+            (
+                "memory per GPU",
+                f"weights {gib(m['weights_bytes'])}, KV {gib(m['kv_cache_bytes'])}, "
+                f"free {gib(m['free_bytes'])} of {gib(m['usable_bytes'])} usable; max batch {m.get('max_batch')}",
+            )
+        )
+    return _kv(pairs) if pairs else ""
+
+
+def findings_section(findings: Sequence[Finding]) -> str:
+    """Each finding with its evidence, what to check first, remedies and side effects."""
+    parts = []
+    for f in findings:
+        evidence = "".join(
+            f"<li><code>{_e(k)}</code>: {_e(json.dumps(v, ensure_ascii=False))}</li>" for k, v in f.evidence.items()
+        )
+        remedies = "".join(
+            f"<li>{_e(r.action)} <span class='muted'>— side effects: {_e(r.side_effects)}</span></li>"
+            for r in f.remedies
+        )
+        parts.append(
+            f'<div class="finding"><span class="sev-{_e(f.severity)}">[{_e(f.severity)}]</span> '
+            f"<b>{_e(f.title)}</b> <span class='muted'>({_e(f.code)}; {_e(f.bottleneck)})</span>"
+            + (f"<div class='muted'>check first: {_e(f.check_first)}</div>" if f.check_first else "")
+            + (f"<details><summary>evidence</summary><ul>{evidence}</ul></details>" if evidence else "")
+            + (f"<div>remedies:</div><ul>{remedies}</ul>" if remedies else "")
+            + "</div>"
+        )
+    return "".join(parts)
+
+
+def sweep_table(result: Result) -> str:
+    """The sweep's cells (the first MAX_SWEEP_ROWS)."""
+    rows = []
+    for r in sweep_rows(result)[:MAX_SWEEP_ROWS]:
+        rows.append(
+            "<tr>"
+            + _td(r["batch"])
+            + _td(r["context"])
+            + _td(seconds(r["tpot_s"]), r["tpot_s"])
+            + _td(seconds(r["ttft_s"]), r["ttft_s"])
+            + _td(f"{r['tokens_per_s']:,.0f}", r["tokens_per_s"])
+            + _td(f"{r['goodput_tokens_per_s']:,.0f}", r["goodput_tokens_per_s"])
+            + _td(si(r["flop_per_s"], "FLOP/s"), r["flop_per_s"])
+            + _td(si(r["bytes_per_s"], "B/s"), r["bytes_per_s"])
+            + _td(f"{r['intensity']:.3g}", r["intensity"])
+            + _td("yes" if r["fits"] else "no")
+            + _td("met" if r["slo_met"] else "no")
+            + _td(r["bound"], left=True)
+            + "</tr>"
+        )
+    headers = ["batch", "context", "TPOT", "TTFT", "tokens/s", "goodput", "FLOP/s", "B/s", "FLOP/B", "fits", "SLO"]
+    return _table([*headers, "bound"], rows, left=0)
+
+
+class _Scripts:
+    """Collects the page's inline scripts so the CSP can list their hashes."""
+
+    def __init__(self) -> None:
+        self.bodies: list[str] = []
+
+    def add(self, body: str) -> str:
+        self.bodies.append(body)
+        return f"<script>{body}</script>"
+
+    def csp(self) -> str:
+        hashes = " ".join(
+            "'sha256-" + base64.b64encode(hashlib.sha256(b.encode("utf-8")).digest()).decode() + "'"
+            for b in self.bodies
+        )
+        return f"default-src 'none'; script-src {hashes}; style-src 'unsafe-inline'; img-src data:; font-src data:"
+
+
+def _safe_json(obj: Any) -> str:
+    return json.dumps(obj).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _figure(scripts: _Scripts, div_id: str, fig: Any) -> str:
+    spec = json.loads(fig.to_json())
+    config = {"displaylogo": False, "responsive": True}
+    body = (
+        f"Plotly.newPlot({json.dumps(div_id)}, {_safe_json(spec.get('data', []))}, "
+        f"{_safe_json(spec.get('layout', {}))}, {_safe_json(config)});"
+    )
+    return f'<div id="{_e(div_id)}" class="chart"></div>' + scripts.add(body)
+
+
+def render_html(runs: Sequence[Run], title: str = "") -> str:
+    """The whole report as one HTML string."""
+    try:
+        from plotly.offline import get_plotlyjs
+    except ImportError:
+        raise ReportError("--report needs plotly: pip install 'rooftop[report]'") from None
+    from rooftop.report.interactive import roofline_plotly, sweep_figures
+
+    if not runs:
+        raise ReportError("a report needs at least one run")
+    scripts = _Scripts()
+    chart = build_chart(runs, title)
+    page_title = title or chart.title
+    plotly_tag = scripts.add(get_plotlyjs().replace("</script", "<\\/script"))
+    body = [f"<h1>{_e(page_title)}</h1>", "<h2>Identity</h2>"]
+    body += [identity_section(run, k) for k, run in enumerate(runs)]
+    all_roofs: list[Roofs] = []
+    for run in runs:
+        all_roofs += [r for r in (run.roofs, *run.extra_roofs) if r not in all_roofs]
+    body += ["<h2>Roofs</h2>", roofs_section(all_roofs), "<h2>Roofline</h2>"]
+    body.append(
+        f"<p class='muted'>{len(chart.points)} points; colour = phase, marker = source, size = share of its "
+        "result's time; solid roofs are datasheet, dashed theoretical, dotted measured. Hover a point for "
+        "every field.</p>"
+    )
+    body.append(_figure(scripts, "roofline", roofline_plotly(chart)))
+    for k, run in enumerate(runs):
+        sweeps = sweep_figures(run.results)
+        if sweeps:
+            body.append("<h2>Sweep</h2>")
+            body += [_figure(scripts, f"sweep-{k}-{suffix}", fig) for suffix, fig in sweeps]
+        for result in run.results:
+            body.append(f"<h2>{_e(result_label(result))} <span class='muted'>({_e(run.command)})</span></h2>")
+            body.append(_kv([(key, value) for key, value in result.workload.items() if not isinstance(value, list)]))
+            body.append(totals_section(result))
+            if result.findings:
+                body += ["<h3>Findings</h3>", findings_section(result.findings)]
+            if "sweep" in result.extra:
+                body += ["<details><summary>every cell</summary>", sweep_table(result), "</details>"]
+            if result.points:
+                body += [
+                    f"<details {'open' if len(result.points) <= 60 else ''}><summary>operators</summary>",
+                    ops_table(result),
+                    "</details>",
+                ]
+    body.append(scripts.add(SORT_JS))
+    return (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        f"<meta http-equiv='Content-Security-Policy' content=\"{scripts.csp()}\">"
+        f"<meta name='viewport' content='width=device-width, initial-scale=1'><title>{_e(page_title)}</title>"
+        f"<style>{STYLE}</style>{plotly_tag}</head><body>{''.join(body)}</body></html>"
+    )
+
+
+def write_report(runs: Sequence[Run], path: str | Path, title: str = "") -> Path:
+    """Write the report of ``runs`` to ``path``."""
+    target = Path(path)
+    try:
+        target.write_text(render_html(runs, title), encoding="utf-8")
+    except OSError as exc:
+        raise ReportError(f"{target}: cannot write: {exc.strerror}") from exc
+    return target

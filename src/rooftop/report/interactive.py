@@ -1,0 +1,226 @@
+"""Interactive charts through plotly: the roofline (hover shows the whole point) and the sweep charts.
+
+plotly renders a subset of HTML in text, hover and legend strings, so every string that came
+from input is HTML-escaped here before it reaches a figure (plotly shows the entities as text).
+Traces carry ``meta`` tags ('roof', 'ridge', 'ops', 'slo', 'operating-point') so tests and
+scripts can find them.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from rooftop.core.artifact import Result
+from rooftop.report.chart import ROOF_DASH, SOURCE_MARKERS, Chart
+from rooftop.report.sweep_table import sweep_rows
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+BOUND_ORDER = ("compute", "memory:weights", "memory:kv", "memory:activations", "link", "does not fit")
+BOUND_COLOURS = ("#d62728", "#1f77b4", "#17becf", "#bcbd22", "#9467bd", "#dddddd")
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def roofline_plotly(chart: Chart) -> go.Figure:
+    """The roofline as a plotly Figure (log-log, roofs by kind, points by phase/source/share)."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for line in chart.roofs:
+        fig.add_trace(
+            go.Scatter(
+                x=list(line.xs),
+                y=list(line.ys),
+                mode="lines",
+                name=_e(line.label),
+                meta="roof",
+                line={"color": line.colour, "dash": ROOF_DASH[line.kind][1], "width": 1.5},
+                hovertext=_e(f"{line.label} — source: {line.source or 'n/a'}"),
+                hoverinfo="text",
+            )
+        )
+    if chart.ridges:
+        fig.add_trace(
+            go.Scatter(
+                x=[r.x for r in chart.ridges],
+                y=[r.y for r in chart.ridges],
+                mode="markers",
+                name="ridge points",
+                meta="ridge",
+                marker={"symbol": "line-ns-open", "size": 14, "color": "#222222"},
+                hovertext=[_e(r.label) for r in chart.ridges],
+                hoverinfo="text",
+            )
+        )
+    groups: dict[tuple[str, str, str], list[int]] = {}
+    for k, cp in enumerate(chart.points):
+        groups.setdefault((cp.result, cp.point.phase.value, cp.point.source.value), []).append(k)
+    for (result, _phase, source), members in groups.items():
+        pts = [chart.points[k] for k in members]
+        fig.add_trace(
+            go.Scatter(
+                x=[p.x for p in pts],
+                y=[p.y for p in pts],
+                mode="markers",
+                name=_e(f"{result} · {source}"),
+                meta="ops",
+                marker={
+                    "color": pts[0].colour,
+                    "symbol": SOURCE_MARKERS.get(source, ("o", "circle"))[1],
+                    "size": [6 + 34 * p.share**0.5 for p in pts],
+                    "opacity": 0.8,
+                    "line": {"color": "white", "width": 0.5},
+                },
+                hovertext=["<br>".join(_e(line) for line in p.hover_lines()) for p in pts],
+                hoverinfo="text",
+            )
+        )
+    fig.update_layout(
+        title={"text": _e(chart.title)},
+        xaxis={"type": "log", "title": {"text": "arithmetic intensity (FLOP per HBM byte)"}},
+        yaxis={"type": "log", "title": {"text": "performance (FLOP/s)"}},
+        height=620,
+        template="plotly_white",
+        legend={"font": {"size": 10}},
+        hoverlabel={"align": "left"},
+    )
+    fig.update_xaxes(range=[_log10(chart.x_range[0]), _log10(chart.x_range[1])])
+    fig.update_yaxes(range=[_log10(chart.y_range[0]), _log10(chart.y_range[1])])
+    return fig
+
+
+def _log10(x: float) -> float:
+    import math
+
+    return math.log10(x)
+
+
+def throughput_vs_tpot(result: Result) -> go.Figure:
+    """Output tokens/s against TPOT, one line per context, with the TPOT SLO and the operating point."""
+    import plotly.graph_objects as go
+
+    rows = sweep_rows(result)
+    fig = go.Figure()
+    contexts = sorted({r["context"] for r in rows})
+    for c in contexts:
+        cells = [r for r in rows if r["context"] == c]
+        fig.add_trace(
+            go.Scatter(
+                x=[r["tpot_s"] * 1e3 for r in cells],
+                y=[r["tokens_per_s"] for r in cells],
+                mode="lines+markers",
+                name=f"context {int(c)}",
+                meta="sweep",
+                marker={"symbol": ["circle" if r["fits"] else "x-open" for r in cells], "size": 8},
+                hovertext=[
+                    _e(
+                        f"batch {r['batch']} · context {r['context']} · TPOT {r['tpot_s'] * 1e3:.2f} ms · "
+                        f"{r['tokens_per_s']:,.0f} tokens/s · goodput {r['goodput_tokens_per_s']:,.0f} · "
+                        f"{'fits' if r['fits'] else 'KV does not fit'} · bound {r['bound']}"
+                    )
+                    for r in cells
+                ],
+                hoverinfo="text",
+            )
+        )
+    slo = result.extra.get("slo", {}).get("tpot_s")
+    if slo:
+        top = max((r["tokens_per_s"] for r in rows), default=1.0)
+        fig.add_trace(
+            go.Scatter(
+                x=[slo * 1e3, slo * 1e3],
+                y=[0, top * 1.05],
+                mode="lines",
+                name=f"TPOT SLO {slo * 1e3:g} ms",
+                meta="slo",
+                line={"color": "#d62728", "dash": "dash"},
+            )
+        )
+    op = result.extra.get("operating_point")
+    if op:
+        best = [r for r in rows if r["batch"] == op["batch"] and r["context"] == op["context"]]
+        fig.add_trace(
+            go.Scatter(
+                x=[best[0]["tpot_s"] * 1e3],
+                y=[best[0]["tokens_per_s"]],
+                mode="markers",
+                name=f"operating point (batch {op['batch']})",
+                meta="operating-point",
+                marker={"symbol": "star", "size": 18, "color": "#2ca02c"},
+            )
+        )
+    fig.update_layout(
+        title={"text": _e(f"Throughput vs TPOT — {result.workload.get('cohort', '')}")},
+        xaxis={"type": "log", "title": {"text": "TPOT (ms)"}},
+        yaxis={"title": {"text": "output tokens/s (prefill paid serially)"}},
+        template="plotly_white",
+        height=480,
+    )
+    return fig
+
+
+def bound_heatmap(result: Result) -> go.Figure:
+    """Batch × context heatmap of what binds each cell (cells whose KV does not fit shown apart)."""
+    import plotly.graph_objects as go
+
+    rows = sweep_rows(result)
+    batches = sorted({r["batch"] for r in rows})
+    contexts = sorted({r["context"] for r in rows})
+    index = {(r["batch"], r["context"]): r for r in rows}
+    z: list[list[Any]] = []
+    text: list[list[str]] = []
+    for c in contexts:
+        z_row, t_row = [], []
+        for b in batches:
+            cell = index.get((b, c))
+            name = "does not fit" if cell and not cell["fits"] else (cell["bound"] if cell else "")
+            z_row.append(BOUND_ORDER.index(name) + 0.5 if name in BOUND_ORDER else None)
+            t_row.append(_e(f"batch {b} · context {c} · {name}"))
+        z.append(z_row)
+        text.append(t_row)
+    n = len(BOUND_ORDER)
+    scale = []
+    for k, colour in enumerate(BOUND_COLOURS):
+        scale += [[k / n, colour], [(k + 1) / n, colour]]
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=[str(b) for b in batches],
+            y=[str(c) for c in contexts],
+            text=text,
+            hoverinfo="text",
+            zmin=0,
+            zmax=n,
+            colorscale=scale,
+            colorbar={
+                "tickvals": [k + 0.5 for k in range(n)],
+                "ticktext": list(BOUND_ORDER),
+                "title": {"text": "bound"},
+            },
+            meta="bound-heatmap",
+        )
+    )
+    fig.update_layout(
+        title={"text": _e(f"What binds each cell — {result.workload.get('cohort', '')}")},
+        xaxis={"title": {"text": "batch (sequences)"}, "type": "category"},
+        yaxis={"title": {"text": "context (tokens)"}, "type": "category"},
+        template="plotly_white",
+        height=420,
+    )
+    return fig
+
+
+def sweep_figures(results: Sequence[Result]) -> list[tuple[str, go.Figure]]:
+    """(id suffix, figure) for every sweep result's two charts."""
+    out = []
+    for k, result in enumerate(results):
+        if "sweep" in result.extra:
+            out.append((f"tpot-{k}", throughput_vs_tpot(result)))
+            out.append((f"heatmap-{k}", bound_heatmap(result)))
+    return out
