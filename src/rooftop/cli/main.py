@@ -22,6 +22,8 @@ COMMANDS: dict[str, str] = {
     "analyze": "rooftop.cli.analyze:analyze",
     "hardware": "rooftop.cli.catalog:hardware",
     "models": "rooftop.cli.catalog:models",
+    "profile": "rooftop.cli.profile:profile",
+    "roofs": "rooftop.cli.roofs:roofs",
 }
 
 
