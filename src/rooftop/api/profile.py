@@ -61,8 +61,15 @@ def roofs_for(device: str, threads: int, remeasure: bool = False, progress: Prog
 
 def check_memory(spec: ModelSpec, req: ProfileRequest, roofs: Roofs) -> None:
     """Refuse, with the numbers, a profile whose weights + KV + activations exceed the device."""
-    w = Workload(Phase.PREFILL, batch=req.batch, prompt=req.prompt + req.decode_steps, context=req.prompt,
-                 weight_dtype=req.dtype, act_dtype=req.dtype, kv_dtype=req.dtype)
+    w = Workload(
+        Phase.PREFILL,
+        batch=req.batch,
+        prompt=req.prompt + req.decode_steps,
+        context=req.prompt,
+        weight_dtype=req.dtype,
+        act_dtype=req.dtype,
+        kv_dtype=req.dtype,
+    )
     b = budget(spec, w, roofs.capacity_bytes, memory_utilization=0.9)
     need = b.weights_bytes + float(b.kv_cache_bytes) + float(b.activation_bytes)
     if need > b.usable_bytes:
@@ -97,26 +104,46 @@ def profile(req: ProfileRequest, progress: Progress | None = None) -> Run:
             continue
         summary = step_summary(prof.steps, phase.value)
         context = req.prompt + max(0, summary["steps"] // 2) if phase is Phase.DECODE else req.prompt
-        workload = Workload(phase, batch=req.batch, prompt=req.prompt, context=context, weight_dtype=req.dtype,
-                            act_dtype=req.dtype, kv_dtype=req.dtype)
+        workload = Workload(
+            phase,
+            batch=req.batch,
+            prompt=req.prompt,
+            context=context,
+            weight_dtype=req.dtype,
+            act_dtype=req.dtype,
+            kv_dtype=req.dtype,
+        )
         analytic = analyze_one(spec, workload, roofs)
-        fit_input.append((phase.value, measured, list(analytic.points), summary["step_time_s"]))
+        step_s = prof.unprofiled_step_s.get(phase.value, summary["step_time_s"])  # without profiler overhead
+        fit_input.append((phase.value, measured, list(analytic.points), step_s))
         results.append(_result(phase, measured, analytic, summary, prof, roofs))
-    calibration = calibrate.fit(fit_input, roofs.bandwidth("hbm")) if fit_input else {}
+    calibration: dict[str, Any] = {}
+    if fit_input and req.calibrate and not prof.interrupted:
+        say("calibrating: GEMM efficiency vs tokens")
+        with torch_threads(req.threads):
+            curve = calibrate.gemm_curve(spec.hidden, spec.ffn, roofs, req.device) if req.dtype == "fp32" else {}
+        calibration = calibrate.fit(fit_input, roofs.bandwidth("hbm"), curve)
     if req.calibrate and calibration and not prof.interrupted:
         calibration["model"] = spec.name
         cache.save_calibration(calibration, req.device, req.threads)
     return Run(command="profile", roofs=roofs, results=tuple(results), identity=_identity(req, spec, built, prof))
 
 
-def _result(phase: Phase, measured: list[RooflinePoint], analytic: Result, summary: dict[str, Any], prof: Any,
-            roofs: Roofs) -> Result:
+def _result(
+    phase: Phase, measured: list[RooflinePoint], analytic: Result, summary: dict[str, Any], prof: Any, roofs: Roofs
+) -> Result:
     time_s = summary["step_time_s"]
     totals = analytic.totals
     if totals is not None:  # measured step time; MFU/HFU/MBU of the analytic work over it
         scale = totals.time_s / time_s
-        totals = replace(totals, time_s=time_s, mfu=totals.mfu * scale, hfu=totals.hfu * scale, mbu=totals.mbu * scale,
-                         bound=_measured_bound(measured))
+        totals = replace(
+            totals,
+            time_s=time_s,
+            mfu=totals.mfu * scale,
+            hfu=totals.hfu * scale,
+            mbu=totals.mbu * scale,
+            bound=_measured_bound(measured),
+        )
     check = prof.flop_check.get(phase.value, {})
     traced = sum(s.matmul_flops for s in prof.steps if s.phase == phase.value and s.index == 0)
     extra = {
@@ -134,8 +161,14 @@ def _result(phase: Phase, measured: list[RooflinePoint], analytic: Result, summa
     }
     points = tuple(measured) + analytic.points
     findings = diagnose(Evidence(points, roofs, totals, analytic.workload, extra))
-    return Result(workload=analytic.workload, points=points, totals=totals, memory=analytic.memory,
-                  findings=tuple(findings), extra=extra)
+    return Result(
+        workload=analytic.workload,
+        points=points,
+        totals=totals,
+        memory=analytic.memory,
+        findings=tuple(findings),
+        extra=extra,
+    )
 
 
 def _measured_bound(points: list[RooflinePoint]) -> str:

@@ -12,25 +12,59 @@ from rooftop.cli.roofs import THREADS_HELP
 
 
 @click.command()
-@click.option("--model", "-m", default="llama-cpu-small", show_default=True,
-              help="A preset (rooftop models list) or a folder/config.json; built with random weights.")
+@click.option(
+    "--model",
+    "-m",
+    default="llama-cpu-small",
+    show_default=True,
+    help="A preset (rooftop models list) or a folder/config.json; built with random weights.",
+)
 @click.option("--device", default="cpu", show_default=True, help="cpu or cuda.")
-@click.option("--dtype", type=click.Choice(["fp32", "bf16", "fp16"]), default="fp32", show_default=True,
-              help="Weights, activations and KV cache (fp32 on CPUs without bf16 units).")
+@click.option(
+    "--dtype",
+    type=click.Choice(["fp32", "bf16", "fp16"]),
+    default="fp32",
+    show_default=True,
+    help="Weights, activations and KV cache (fp32 on CPUs without bf16 units).",
+)
 @click.option("--batch", "-b", type=click.IntRange(min=1), default=1, show_default=True, help="Sequences.")
-@click.option("--prompt", "-p", type=click.IntRange(min=1), default=512, show_default=True,
-              help="Prompt tokens (prefill); decode then runs at this context.")
+@click.option(
+    "--prompt",
+    "-p",
+    type=click.IntRange(min=1),
+    default=512,
+    show_default=True,
+    help="Prompt tokens (prefill); decode then runs at this context.",
+)
 @click.option("--steps", type=click.IntRange(min=1), default=16, show_default=True, help="Decode steps profiled.")
 @click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True, help=THREADS_HELP)
 @click.option("--weights", type=click.Path(file_okay=False), help="Load real *.safetensors from this folder.")
-@click.option("--trace", "trace_path", type=click.Path(dir_okay=False), default="rooftop-trace.json.gz",
-              show_default=True, help="Where the torch trace goes (open it in Perfetto).")
+@click.option(
+    "--trace",
+    "trace_path",
+    type=click.Path(dir_okay=False),
+    default="rooftop-trace.json.gz",
+    show_default=True,
+    help="Where the torch trace goes (open it in Perfetto).",
+)
 @click.option("--remeasure-roofs", is_flag=True, help="Measure quick roofs again instead of using the cache.")
 @click.option("--no-calibrate", is_flag=True, help="Do not store the fitted calibration with the roofs.")
 @output_options
-def profile(model: str, device: str, dtype: str, batch: int, prompt: int, steps: int, threads: int,
-            weights: str | None, trace_path: str, remeasure_roofs: bool, no_calibrate: bool, as_json: bool,
-            output: str | None) -> None:
+def profile(
+    model: str,
+    device: str,
+    dtype: str,
+    batch: int,
+    prompt: int,
+    steps: int,
+    threads: int,
+    weights: str | None,
+    trace_path: str,
+    remeasure_roofs: bool,
+    no_calibrate: bool,
+    as_json: bool,
+    output: str | None,
+) -> None:
     """Profile a model for real: prefill and decode under torch.profiler, per operator.
 
     Builds the model from its config with random weights (same shapes, kernels and bytes as the
@@ -54,9 +88,19 @@ def profile(model: str, device: str, dtype: str, batch: int, prompt: int, steps:
     from rooftop.report.profile import render_profile
 
     console = Console(stderr=True)
-    request = ProfileRequest(model=model, device=device, dtype=dtype, batch=batch, prompt=prompt, decode_steps=steps,
-                             threads=threads, trace_path=Path(trace_path), weights=weights,
-                             remeasure_roofs=remeasure_roofs, calibrate=not no_calibrate)
+    request = ProfileRequest(
+        model=model,
+        device=device,
+        dtype=dtype,
+        batch=batch,
+        prompt=prompt,
+        decode_steps=steps,
+        threads=threads,
+        trace_path=Path(trace_path),
+        weights=weights,
+        remeasure_roofs=remeasure_roofs,
+        calibrate=not no_calibrate,
+    )
     with console.status("profiling") as status:
         run = run_profile(request, progress=lambda m: status.update(m))
     emit(run, as_json, output, render=render_profile)

@@ -85,8 +85,10 @@ def show(device: str, threads: int) -> None:
     render_roofs(cached, Console())
     calibration = cache.load_calibration(device, threads)
     if calibration:
-        click.echo(f"calibration from a profile of {calibration.get('model')}: "
-                   + ", ".join(f"{k} {v:.2f}" for k, v in sorted(calibration["efficiency"].items())))
+        click.echo(
+            f"calibration from a profile of {calibration.get('model')}: "
+            + ", ".join(f"{k} {v:.2f}" for k, v in sorted(calibration["efficiency"].items()))
+        )
 
 
 def render_roofs(measured: Roofs, console: Console) -> None:
@@ -98,9 +100,16 @@ def render_roofs(measured: Roofs, console: Console) -> None:
     for name in ("benchmark", "shape", "best", "median", "spread", "reps", "FLOP/s", "B/s"):
         table.add_column(name, justify="left" if name in ("benchmark", "shape") else "right")
     for b in measured.identity.get("benchmarks", []):
-        table.add_row(b["name"], b["shape"], seconds(b["best_s"]), seconds(b["median_s"]), f"{b['spread']:.1%}",
-                      str(b["reps"]), si(b["flop_per_s"], "FLOP/s") if b["flops"] else "",
-                      si(b["bytes_per_s"], "B/s"))
+        table.add_row(
+            b["name"],
+            b["shape"],
+            seconds(b["best_s"]),
+            seconds(b["median_s"]),
+            f"{b['spread']:.1%}",
+            str(b["reps"]),
+            si(b["flop_per_s"], "FLOP/s") if b["flops"] else "",
+            si(b["bytes_per_s"], "B/s"),
+        )
     console.print(table)
-    for r in (*measured.compute, *measured.memory):
-        console.print(f"  {escape(r.source)}", style="dim")
+    for source in [r.source for r in measured.compute] + [r.source for r in measured.memory]:
+        console.print(f"  {escape(source)}", style="dim")

@@ -178,7 +178,9 @@ def _kernel_time_by_correlation(events: list[dict[str, Any]]) -> dict[int, list[
     return out
 
 
-def _step(step: dict[str, Any], events: list[dict[str, Any]], kernels: dict[int, list[tuple[float, float]]]) -> StepProfile:
+def _step(
+    step: dict[str, Any], events: list[dict[str, Any]], kernels: dict[int, list[tuple[float, float]]]
+) -> StepProfile:
     t0, t1, tid = float(step["ts"]), float(step["ts"]) + float(step["dur"]), step.get("tid")
     inside = sorted(
         (e for e in events if e.get("tid") == tid and t0 <= e["ts"] and e["ts"] + e["dur"] <= t1 and e is not step),
@@ -208,7 +210,7 @@ def _step(step: dict[str, Any], events: list[dict[str, Any]], kernels: dict[int,
         del end
     if top is not None:
         samples.append(_sample(top, acc, ranges, runtime, kernels, busy))
-    _, phase, index = (str(step["name"]).split("::") + ["0"])[1:4]
+    _, phase, index = [*str(step["name"]).split("::"), "0"][1:4]
     time_s = float(step["dur"]) / 1e6
     return StepProfile(phase, int(index), time_s, max(0.0, time_s - _union_s(busy)), tuple(samples))
 
@@ -235,4 +237,6 @@ def _sample(
     else:
         busy.append((start, end))
         time_us = end - start
-    return OpSample(cls, top["name"], time_us / 1e6, acc["flops"], acc["matmul"], op_bytes(top["name"], top.get("args", {})))
+    return OpSample(
+        cls, top["name"], time_us / 1e6, acc["flops"], acc["matmul"], op_bytes(top["name"], top.get("args", {}))
+    )

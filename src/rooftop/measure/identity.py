@@ -82,7 +82,7 @@ def _proc_stat() -> tuple[float, float]:
 
 
 def torch_identity(device: str) -> dict[str, Any]:
-    """torch / CUDA versions, threads, BLAS and (on CUDA) GPU name, memory, driver and clocks."""
+    """Torch / CUDA versions, threads, BLAS and (on CUDA) GPU name, memory, driver and clocks."""
     import torch
 
     out: dict[str, Any] = {
@@ -132,7 +132,7 @@ def nvidia_smi() -> dict[str, Any]:
 
 
 def numpy_identity() -> dict[str, Any]:
-    """numpy version and its BLAS (the path used when torch is absent)."""
+    """Numpy version and its BLAS (the path used when torch is absent)."""
     import numpy as np
 
     blas = "unknown"

@@ -50,7 +50,7 @@ def _torch_fp8_gemm(n: int, device: str) -> Kernel:
 
 
 def torch_stream(kind: str, elements: int, device: str, inner: int = 1) -> Kernel:
-    """copy (a = b), triad (a = b + s·c), read (sum a): fp32 arrays, ``inner`` passes per call."""
+    """Copy (a = b), triad (a = b + s·c), read (sum a): fp32 arrays, ``inner`` passes per call."""
     import torch
 
     a = torch.empty(elements, device=device)
@@ -85,11 +85,13 @@ def torch_gemv(n: int, k: int, device: str) -> Kernel:
     w = torch.randn(n, k, device=device)
     x = torch.randn(1, k, device=device)
     y = torch.empty(1, n, device=device)
-    return Kernel("gemv_fp32", lambda: torch.mm(x, w.t(), out=y), 2.0 * n * k, 4.0 * (n * k + k + n), f"1x{k} @ {k}x{n}")
+    return Kernel(
+        "gemv_fp32", lambda: torch.mm(x, w.t(), out=y), 2.0 * n * k, 4.0 * (n * k + k + n), f"1x{k} @ {k}x{n}"
+    )
 
 
 def numpy_gemm(n: int) -> Kernel:
-    """numpy fp32 C = A @ B (when torch is absent)."""
+    """Numpy fp32 C = A @ B (when torch is absent)."""
     import numpy as np
 
     rng = np.random.default_rng(0)
@@ -100,7 +102,7 @@ def numpy_gemm(n: int) -> Kernel:
 
 
 def numpy_stream(kind: str, elements: int, inner: int = 1) -> Kernel:
-    """numpy copy or read (sum) on fp32 arrays (triad needs a temporary in numpy, so it is left out)."""
+    """Numpy copy or read (sum) on fp32 arrays (triad needs a temporary in numpy, so it is left out)."""
     import numpy as np
 
     a = np.empty(elements, dtype=np.float32)

@@ -72,7 +72,7 @@ def build_model(config: dict[str, Any], dtype: str, device: str, weights: str | 
     try:
         hf_config = AutoConfig.for_model(model_type, **clean)
         with torch.device(device):
-            model = AutoModelForCausalLM.from_config(
+            model = AutoModelForCausalLM.from_config(  # type: ignore[no-untyped-call]
                 hf_config, attn_implementation="sdpa", dtype=torch_dtype(dtype), trust_remote_code=False
             )
     except (ValueError, KeyError, TypeError, AttributeError) as exc:

@@ -28,8 +28,9 @@ def measured_points(steps: list[StepProfile], phase: str, dtype: str, roofs: Roo
     if not chosen:
         return []
     n = len(chosen)
-    agg: dict[str, dict[str, Any]] = defaultdict(lambda: {"time_s": 0.0, "flops": 0.0, "bytes": 0.0, "count": 0,
-                                                          "aten": defaultdict(float)})
+    agg: dict[str, dict[str, Any]] = defaultdict(
+        lambda: {"time_s": 0.0, "flops": 0.0, "bytes": 0.0, "count": 0, "aten": defaultdict(float)}
+    )
     for step in chosen:
         for op in step.ops:
             a = agg[op.cls]

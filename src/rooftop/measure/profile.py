@@ -44,7 +44,7 @@ class ProfileRun:
 
 
 def _cache_kwarg(model: Any) -> str:
-    """transformers 5.x calls the cache argument ``cache``; 4.x ``past_key_values``."""
+    """Transformers 5.x calls the cache argument ``cache``; 4.x ``past_key_values``."""
     params = inspect.signature(model.forward).parameters
     return "cache" if "cache" in params else "past_key_values"
 
@@ -69,7 +69,7 @@ def module_ranges(model: Any) -> Iterator[None]:
     def pre(name: str) -> Callable[..., None]:
         def hook(module: Any, args: Any) -> None:
             rf = torch.profiler.record_function(MOD + name)
-            rf.__enter__()
+            rf.__enter__()  # type: ignore[no-untyped-call]
             open_ranges.setdefault(id(module), []).append(rf)
 
         return hook

@@ -11,10 +11,10 @@ kind MEASURED whose ``source`` names the benchmark that set each roof.
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, RoofKind, Roofs
 from rooftop.errors import MeasurementError
@@ -41,11 +41,18 @@ class Plan:
 def plan_for(device: str, quick: bool, llc_bytes: int) -> Plan:
     """Sizes that reach the plateau: streams ≥ 8× the last-level cache, L2 arrays in half of L2."""
     if device == "cuda":
-        return Plan((4096, 8192) if quick else (4096, 8192, 16384), 4096, 2**30, 16 * 2**20, (16384, 8192),
-                    0.2 if quick else 0.6)
+        return Plan(
+            (4096, 8192) if quick else (4096, 8192, 16384),
+            4096,
+            2**30,
+            16 * 2**20,
+            (16384, 8192),
+            0.2 if quick else 0.6,
+        )
     stream = max(8 * llc_bytes, 64 * 2**20 if quick else 256 * 2**20)
-    return Plan((512, 1024) if quick else (512, 1024, 2048), 256, stream, 256 * 1024, (8192, 4096),
-                0.4 if quick else 1.2)
+    return Plan(
+        (512, 1024) if quick else (512, 1024, 2048), 256, stream, 256 * 1024, (8192, 4096), 0.4 if quick else 1.2
+    )
 
 
 def has_torch() -> bool:
@@ -79,7 +86,9 @@ def torch_threads(threads: int) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-def measure_roofs(device: str = "cpu", threads: int = 1, quick: bool = False, progress: Progress | None = None) -> Roofs:
+def measure_roofs(
+    device: str = "cpu", threads: int = 1, quick: bool = False, progress: Progress | None = None
+) -> Roofs:
     """Measure this device's roofs (kind MEASURED), with identity, distributions and spreads."""
     check_device(device)
     say = progress or (lambda _msg: None)
@@ -100,8 +109,8 @@ Result = tuple[kernels.Kernel, Samples]
 def _torch_suite(device: str, plan: Plan, ident: dict[str, Any], say: Progress) -> list[Result]:
     import torch
 
-    sync: Callable[[], None] | None = None
-    flush: Callable[[], None] | None = None
+    sync: Callable[[], Any] | None = None
+    flush: Callable[[], Any] | None = None
     timer = None
     if device == "cuda":
         sync = torch.cuda.synchronize
@@ -116,8 +125,9 @@ def _torch_suite(device: str, plan: Plan, ident: dict[str, Any], say: Progress) 
 
     def run(kernel: kernels.Kernel, use_flush: bool = True) -> None:
         say(f"{kernel.name} {kernel.shape}")
-        samples = do_bench(kernel.fn, budget_s=plan.budget_s, sync=sync, flush=flush if use_flush else None,
-                           timer=timer)
+        samples = do_bench(
+            kernel.fn, budget_s=plan.budget_s, sync=sync, flush=flush if use_flush else None, timer=timer
+        )
         out.append((kernel, samples))
 
     for dtype in dtypes:
@@ -141,8 +151,8 @@ def _fields(k: kernels.Kernel) -> tuple[Any, float, float, str]:
 def _cuda_event_timer(fn: Callable[[], Any]) -> float:
     import torch
 
-    start = torch.cuda.Event(enable_timing=True)
-    end = torch.cuda.Event(enable_timing=True)
+    start = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
+    end = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
     start.record()
     fn()
     end.record()
@@ -188,21 +198,39 @@ def assemble(device: str, ident: dict[str, Any], results: list[Result], quick: b
         if not runs:
             continue
         best = max(runs, key=lambda r: r["flop_per_s"])
-        compute.append(ComputeRoof(dtype, best["flop_per_s"], RoofKind.MEASURED,
-                                   f"rooftop roofs measure ({mode}): {ident.get('backend')} mm {dtype} "
-                                   f"{best['shape']}, best of {best['reps']} ({where})"))
+        compute.append(
+            ComputeRoof(
+                dtype,
+                best["flop_per_s"],
+                RoofKind.MEASURED,
+                f"rooftop roofs measure ({mode}): {ident.get('backend')} mm {dtype} "
+                f"{best['shape']}, best of {best['reps']} ({where})",
+            )
+        )
         spread[f"compute.{dtype}"] = best["spread"]
     memory: list[MemoryRoof] = []
     dram = [r for r in records if r["name"] in ("copy", "triad", "read", "gemv_fp32")]
     best = max(dram, key=lambda r: r["bytes_per_s"])
-    memory.append(MemoryRoof("hbm", best["bytes_per_s"], RoofKind.MEASURED,
-                             f"rooftop roofs measure ({mode}): best of copy/triad/read/GEMV on "
-                             f"{'HBM' if device == 'cuda' else 'DRAM'}, set by {best['name']} {best['shape']} ({where})"))
+    memory.append(
+        MemoryRoof(
+            "hbm",
+            best["bytes_per_s"],
+            RoofKind.MEASURED,
+            f"rooftop roofs measure ({mode}): best of copy/triad/read/GEMV on "
+            f"{'HBM' if device == 'cuda' else 'DRAM'}, set by {best['name']} {best['shape']} ({where})",
+        )
+    )
     spread["memory.hbm"] = best["spread"]
     l2 = [r for r in records if r["name"].startswith("l2_")]
     if l2:
-        memory.append(MemoryRoof("l2", l2[0]["bytes_per_s"], RoofKind.MEASURED,
-                                 f"rooftop roofs measure ({mode}): {l2[0]['name']} {l2[0]['shape']} ×50 ({where})"))
+        memory.append(
+            MemoryRoof(
+                "l2",
+                l2[0]["bytes_per_s"],
+                RoofKind.MEASURED,
+                f"rooftop roofs measure ({mode}): {l2[0]['name']} {l2[0]['shape']} ×50 ({where})",
+            )
+        )
         spread["memory.l2"] = l2[0]["spread"]
     if not compute:
         raise MeasurementError("no GEMM could be measured")

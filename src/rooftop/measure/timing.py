@@ -58,8 +58,8 @@ def do_bench(
     warmup_s: float = 0.05,
     min_reps: int = 3,
     max_reps: int = 1000,
-    sync: Callable[[], None] | None = None,
-    flush: Callable[[], None] | None = None,
+    sync: Callable[[], Any] | None = None,
+    flush: Callable[[], Any] | None = None,
     timer: Callable[[Callable[[], Any]], float] | None = None,
 ) -> Samples:
     """Time ``fn`` repeatedly within ``budget_s``; return every repetition's time.
@@ -85,7 +85,7 @@ def do_bench(
     return Samples(tuple(times))
 
 
-def _wall_timer(sync: Callable[[], None]) -> Callable[[Callable[[], Any]], float]:
+def _wall_timer(sync: Callable[[], Any]) -> Callable[[Callable[[], Any]], float]:
     def run_once(fn: Callable[[], Any]) -> float:
         sync()
         start = time.perf_counter()

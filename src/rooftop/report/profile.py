@@ -53,8 +53,21 @@ def profile_table(result: Result, roofs: Roofs) -> Table:
     analytic = _analytic_by_class([p for p in result.points if p.source is Source.ANALYTIC])
     step = float(result.extra.get("profile", {}).get("step_time_s") or 0) or float("nan")
     table = Table(header_style="bold", box=None, pad_edge=False)
-    for name in ("op", "×", "measured", "share", "analytic", "meas/model", "FLOPs", "bytes", "FLOP/B",
-                 "model FLOP/B", "achieved", "roof eff", "bound"):
+    for name in (
+        "op",
+        "×",
+        "measured",
+        "share",
+        "analytic",
+        "meas/model",
+        "FLOPs",
+        "bytes",
+        "FLOP/B",
+        "model FLOP/B",
+        "achieved",
+        "roof eff",
+        "bound",
+    ):
         table.add_column(name, justify="left" if name in ("op", "bound") else "right")
     for p in measured:
         a = analytic.get(p.label)
@@ -89,19 +102,35 @@ def summary_table(result: Result) -> Table:
     step = prof["step_time_s"]
     unprofiled = prof.get("unprofiled_step_s")
     rows = [
-        ("step time (profiled)", f"{seconds(step)} mean of {prof['steps']}"
-         + (f"; without the profiler {seconds(unprofiled)} (warm), cold {seconds(prof.get('cold_step_s') or 0)}"
-            if unprofiled else "")),
-        ("gaps between ops", f"{seconds(prof['gap_s'])} = {prof['gap_share']:.1%} of the step (Python, dispatch, launch)"),
-        ("KV-cache append", f"{seconds(prof['kv_append_s'])}, {si(prof['kv_append_bytes'], 'B')} moved "
-                            "(DynamicCache's torch.cat copies the whole cache each step)"),
-        ("accounted", f"{prof['accounted_share']:.1%} of the step by named operators + gaps "
-                      f"(unattributed ops {seconds(prof['unattributed_s'])})"),
+        (
+            "step time (profiled)",
+            f"{seconds(step)} mean of {prof['steps']}"
+            + (
+                f"; without the profiler {seconds(unprofiled)} (warm), cold {seconds(prof.get('cold_step_s') or 0)}"
+                if unprofiled
+                else ""
+            ),
+        ),
+        (
+            "gaps between ops",
+            f"{seconds(prof['gap_s'])} = {prof['gap_share']:.1%} of the step (Python, dispatch, launch)",
+        ),
+        (
+            "KV-cache append",
+            f"{seconds(prof['kv_append_s'])}, {si(prof['kv_append_bytes'], 'B')} moved "
+            "(DynamicCache's torch.cat copies the whole cache each step)",
+        ),
+        (
+            "accounted",
+            f"{prof['accounted_share']:.1%} of the step by named operators + gaps "
+            f"(unattributed ops {seconds(prof['unattributed_s'])})",
+        ),
     ]
     ratio = prof.get("flop_counter_ratio")
     if ratio is not None:
-        rows.append(("matmul FLOPs", f"{si(prof['matmul_flops_traced'], 'FLOP')} from shapes = "
-                                     f"{ratio:.4f} × FlopCounterMode's"))
+        rows.append(
+            ("matmul FLOPs", f"{si(prof['matmul_flops_traced'], 'FLOP')} from shapes = {ratio:.4f} × FlopCounterMode's")
+        )
     if t is not None:
         rows.append(("MFU / MBU (measured time)", f"{t.mfu:.1%} / {t.mbu:.1%}; tokens/s {t.tokens_per_s:,.1f}"))
     if prof.get("interrupted"):
@@ -116,8 +145,13 @@ def render_profile(run: Run, console: Console) -> None:
     console.print(escape(roofs_panel_line(run.roofs)), style="dim")
     for result in run.results:
         console.print()
-        console.print(Panel(Group(profile_table(result, run.roofs), Text(), summary_table(result)),
-                            title=escape("measured vs analytic · " + result_title(result)), title_align="left"))
+        console.print(
+            Panel(
+                Group(profile_table(result, run.roofs), Text(), summary_table(result)),
+                title=escape("measured vs analytic · " + result_title(result)),
+                title_align="left",
+            )
+        )
         if result.findings:
             console.print(findings_group(result.findings))
     trace = run.identity.get("trace")
