@@ -3,9 +3,9 @@
 import json
 
 import pytest
+from tests.conftest import run_cli
 
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, RoofKind, Roofs
-from tests.conftest import run_cli
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
