@@ -31,8 +31,19 @@ OFFICIAL = {
 }
 
 
+# Shipped for profiling on small CPUs; not a published model, so it has no official count.
+SYNTHETIC = {"llama-cpu-small"}
+
+
 def test_every_preset_has_an_official_count():
-    assert set(preset_names()) == set(OFFICIAL) | {"deepseek-v3"}
+    assert set(preset_names()) == set(OFFICIAL) | {"deepseek-v3"} | SYNTHETIC
+
+
+def test_synthetic_preset_count():
+    # hidden 1024, 4 layers, 16 heads / 4 KV heads of 64, SwiGLU 2816, vocab 32000, untied:
+    # per layer q 1024² + k,v 2 x 1024x256 + o 1024² + 3 x 1024x2816 + 2 norms x 1024 = 11,274,240
+    # total 2 x 32000 x 1024 (embed + lm_head) + 4 x 11,274,240 + 1024 = 110,633,984
+    assert load_preset("llama-cpu-small").param_count() == 110_633_984
 
 
 @pytest.mark.parametrize("name", sorted(OFFICIAL))

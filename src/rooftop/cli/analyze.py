@@ -112,6 +112,11 @@ def roofs_option(hardware: str, catalog: str | None, peak: str | None, bandwidth
     show_default=True,
     help="Usable share of device memory (vLLM's gpu_memory_utilization).",
 )
+@click.option(
+    "--calibrated",
+    is_flag=True,
+    help="Use this CPU's measured roofs and the efficiency a `rooftop profile` fitted (threads: 1).",
+)
 @output_options
 def analyze(
     model: str,
@@ -134,6 +139,7 @@ def analyze(
     bandwidth: str | None,
     catalog: str | None,
     memory_utilization: float,
+    calibrated: bool,
     as_json: bool,
     output: str | None,
 ) -> None:
@@ -146,6 +152,7 @@ def analyze(
       rooftop analyze -m llama-3.1-70b -H h100-sxm --tp 4 --phase decode -b 1,16,128 -c 8192
       rooftop analyze -m ./my-model/config.json --weight-dtype int4 --phase decode
       rooftop analyze -m deepseek-v3 -H h200-sxm --weight-dtype fp8 --tp 8 --json > run.json
+      rooftop analyze -m llama-cpu-small --dtype fp32 --phase decode -b 1,32 --calibrated  # after `rooftop profile`
     """
     spec = resolve_model(model)
     roofs = roofs_option(hardware, catalog, peak_tflops, bandwidth)
@@ -166,5 +173,10 @@ def analyze(
         workloads += workloads_for([Phase.DECODE], batch, prompt, context, base)
     else:
         workloads = workloads_for([Phase(phase)], batch, prompt, context, base)
-    run = run_analysis(spec, roofs, workloads, memory_utilization)
+    if calibrated:
+        from rooftop.api.calibrated import analyze_calibrated
+
+        run = analyze_calibrated(spec, workloads, "cpu", 1, memory_utilization)
+    else:
+        run = run_analysis(spec, roofs, workloads, memory_utilization)
     emit(run, as_json, output)

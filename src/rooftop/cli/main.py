@@ -25,6 +25,8 @@ COMMANDS: dict[str, str] = {
     "sweep": "rooftop.cli.sweep:sweep_command",
     "report": "rooftop.cli.report:report",
     "compare": "rooftop.cli.compare:compare_command",
+    "profile": "rooftop.cli.profile:profile",
+    "roofs": "rooftop.cli.roofs:roofs",
 }
 
 

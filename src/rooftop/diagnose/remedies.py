@@ -15,6 +15,7 @@ CHECK_FIRST: dict[str, str] = {
     "launch": "CPU→GPU gaps, the distribution of kernel durations",
     "communication": "collective durations and their overlap with compute",
     "scheduler": "queue age, batch churn, preemptions",
+    "kernel-efficiency": "the kernel each slow operator runs, its shapes and dtype, and what it fuses",
 }
 
 REMEDIES: dict[str, tuple[Remedy, ...]] = {
@@ -72,5 +73,15 @@ REMEDIES: dict[str, tuple[Remedy, ...]] = {
     "scheduler": (
         Remedy("iteration-level scheduling and chunked prefill", "fairness and tail-latency trade-offs"),
         Remedy("cap the batch at the goodput-optimal point rather than the largest that fits", "lower peak throughput"),
+    ),
+    "kernel-efficiency": (
+        Remedy(
+            "fuse elementwise chains (norm, activation, rotary) into one kernel (torch.compile, fused ops)",
+            "compile time; dynamic shapes may recompile",
+        ),
+        Remedy(
+            "use the library kernel for the shape (SDPA/flash attention, oneDNN/cuBLAS GEMM, packed weights)",
+            "kernel support varies by dtype and shape",
+        ),
     ),
 }

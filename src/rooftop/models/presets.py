@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from rooftop.errors import SpecError, did_you_mean
 from rooftop.models.hf_config import load_config_file, spec_from_config
@@ -39,3 +40,23 @@ def resolve_model(name_or_path: str) -> ModelSpec:
     if path.exists() or "/" in name_or_path or name_or_path.endswith(".json"):
         return load_config_file(path)
     return load_preset(name_or_path)  # raises with "did you mean"
+
+
+def config_dict(name_or_path: str) -> dict[str, Any]:
+    """The raw config.json dict behind a preset name or a local path (for building the real model)."""
+    if name_or_path in preset_names():
+        text = resources.files("rooftop.models").joinpath(f"presets/{name_or_path}.json").read_text(encoding="utf-8")
+        data: dict[str, Any] = json.loads(text)
+        return data
+    path = Path(name_or_path)
+    if path.is_dir():
+        path = path / "config.json"
+    if not path.exists():
+        resolve_model(name_or_path)  # raises with "did you mean"
+    try:
+        loaded = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise SpecError(f"{path}: cannot read config.json ({exc})") from exc
+    if not isinstance(loaded, dict):
+        raise SpecError(f"{path}: a config.json must hold an object")
+    return loaded

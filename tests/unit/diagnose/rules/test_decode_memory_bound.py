@@ -12,5 +12,5 @@ def test_weight_bound_at_batch_1(result_of, codes):
 def test_kv_bound_at_long_context(result_of, codes):
     # 8 sequences x 32k tokens x 131,072 B = 34 GB of KV vs 16 GB of weights
     r = result_of(phase=Phase.DECODE, batch=8, context=32768)
-    assert codes(r) == ["decode-kv-bound"]
+    assert codes(r)[0] == "decode-kv-bound"  # (plus the info-level guard for batch >= 8)
     assert r.findings[0].bottleneck == "kv-bandwidth"

@@ -1,0 +1,200 @@
+"""Profile entry point: measured points of a real model next to analytic points, on measured roofs.
+
+This is where the measured and analytic sources meet (they never import each other): the
+profile's per-operator points sit beside the analytic points for the same workload, computed
+against the same *measured* roofs, in one Run with the full identity. The calibration fitted
+from the run is stored with the roof cache for ``rooftop analyze --calibrated``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from rooftop.analytic.memory import budget
+from rooftop.api.analyze import analyze_one
+from rooftop.core.artifact import Result, Run
+from rooftop.core.points import Phase, RooflinePoint
+from rooftop.core.roofs import Roofs
+from rooftop.core.workload import Workload
+from rooftop.diagnose.engine import Evidence, diagnose
+from rooftop.errors import MeasurementError
+from rooftop.measure import cache, calibrate
+from rooftop.measure.points import measured_points, step_summary
+from rooftop.measure.roofs import check_device, measure_roofs, torch_threads
+from rooftop.models.presets import config_dict, resolve_model
+from rooftop.models.spec import ModelSpec
+
+Progress = Callable[[str], None]
+DEFAULT_MODEL = "llama-cpu-small"
+
+
+@dataclass(frozen=True)
+class ProfileRequest:
+    """What to profile: model, device, dtype, shapes, threads, where the trace goes."""
+
+    model: str = DEFAULT_MODEL
+    device: str = "cpu"
+    dtype: str = "fp32"
+    batch: int = 1
+    prompt: int = 512
+    decode_steps: int = 16
+    threads: int = 1
+    trace_path: Path = Path("rooftop-trace.json.gz")
+    weights: str | None = None
+    remeasure_roofs: bool = False
+    calibrate: bool = True
+
+
+def roofs_for(device: str, threads: int, remeasure: bool = False, progress: Progress | None = None) -> Roofs:
+    """Cached measured roofs, or a quick measurement (cached) when there are none."""
+    roofs = None if remeasure else cache.load_roofs(device, threads)
+    if roofs is None:
+        if progress:
+            progress("no cached roofs for this device: measuring quick roofs first")
+        roofs = measure_roofs(device, threads, quick=True, progress=progress)
+        cache.save_roofs(roofs, device, threads)
+    return roofs
+
+
+def check_memory(spec: ModelSpec, req: ProfileRequest, roofs: Roofs) -> None:
+    """Refuse, with the numbers, a profile whose weights + KV + activations exceed the device."""
+    w = Workload(
+        Phase.PREFILL,
+        batch=req.batch,
+        prompt=req.prompt + req.decode_steps,
+        context=req.prompt,
+        weight_dtype=req.dtype,
+        act_dtype=req.dtype,
+        kv_dtype=req.dtype,
+    )
+    b = budget(spec, w, roofs.capacity_bytes, memory_utilization=0.9)
+    need = b.weights_bytes + float(b.kv_cache_bytes) + float(b.activation_bytes)
+    if need > b.usable_bytes:
+        raise MeasurementError(
+            f"{spec.name} at batch {req.batch} × {req.prompt + req.decode_steps} tokens in {req.dtype} needs "
+            f"{need / 2**30:.1f} GiB (weights {b.weights_bytes / 2**30:.1f}, KV {float(b.kv_cache_bytes) / 2**30:.1f}, "
+            f"activations {float(b.activation_bytes) / 2**30:.1f}) but {req.device} has {b.usable_bytes / 2**30:.1f} "
+            "GiB usable; lower --batch/--prompt or pick a smaller model"
+        )
+
+
+def profile(req: ProfileRequest, progress: Progress | None = None) -> Run:
+    """Measure (or load) roofs, profile the model, and return measured + analytic points in one Run."""
+    from rooftop.measure.model import build_model
+    from rooftop.measure.profile import run_profile
+
+    check_device(req.device)
+    say = progress or (lambda _m: None)
+    roofs = roofs_for(req.device, req.threads, req.remeasure_roofs, say)
+    spec = resolve_model(req.model)
+    check_memory(spec, req, roofs)
+    config = config_dict(req.model)
+    with torch_threads(req.threads):
+        say(f"building {spec.name} with {'random weights' if not req.weights else req.weights}")
+        built = build_model(config, req.dtype, req.device, req.weights)
+        prof = run_profile(built, req.batch, req.prompt, req.decode_steps, req.trace_path, say)
+    results = []
+    fit_input = []
+    for phase in (Phase.PREFILL, Phase.DECODE):
+        measured = measured_points(prof.steps, phase.value, req.dtype, roofs)
+        if not measured:
+            continue
+        summary = step_summary(prof.steps, phase.value)
+        context = req.prompt + max(0, summary["steps"] // 2) if phase is Phase.DECODE else req.prompt
+        workload = Workload(
+            phase,
+            batch=req.batch,
+            prompt=req.prompt,
+            context=context,
+            weight_dtype=req.dtype,
+            act_dtype=req.dtype,
+            kv_dtype=req.dtype,
+        )
+        analytic = analyze_one(spec, workload, roofs)
+        step_s = prof.unprofiled_step_s.get(phase.value, summary["step_time_s"])  # without profiler overhead
+        fit_input.append((phase.value, measured, list(analytic.points), step_s))
+        results.append(_result(phase, measured, analytic, summary, prof, roofs))
+    calibration: dict[str, Any] = {}
+    if fit_input and req.calibrate and not prof.interrupted:
+        say("calibrating: GEMM efficiency vs tokens")
+        with torch_threads(req.threads):
+            curve = calibrate.gemm_curve(spec.hidden, spec.ffn, roofs, req.device) if req.dtype == "fp32" else {}
+        calibration = calibrate.fit(fit_input, roofs.bandwidth("hbm"), curve)
+    if req.calibrate and calibration and not prof.interrupted:
+        calibration["model"] = spec.name
+        cache.save_calibration(calibration, req.device, req.threads)
+    return Run(command="profile", roofs=roofs, results=tuple(results), identity=_identity(req, spec, built, prof))
+
+
+def _result(
+    phase: Phase, measured: list[RooflinePoint], analytic: Result, summary: dict[str, Any], prof: Any, roofs: Roofs
+) -> Result:
+    time_s = summary["step_time_s"]
+    totals = analytic.totals
+    if totals is not None:  # measured step time; MFU/HFU/MBU of the analytic work over it
+        scale = totals.time_s / time_s
+        totals = replace(
+            totals,
+            time_s=time_s,
+            mfu=totals.mfu * scale,
+            hfu=totals.hfu * scale,
+            mbu=totals.mbu * scale,
+            bound=_measured_bound(measured),
+        )
+    check = prof.flop_check.get(phase.value, {})
+    traced = sum(s.matmul_flops for s in prof.steps if s.phase == phase.value and s.index == 0)
+    extra = {
+        "profile": {
+            **summary,
+            "matmul_flops_traced": traced,
+            "matmul_flops_flop_counter": check.get("matmul_flops"),
+            "flop_counter_ratio": traced / check["matmul_flops"] if check.get("matmul_flops") else None,
+            "unprofiled_step_s": prof.unprofiled_step_s.get(phase.value),
+            "cold_step_s": prof.cold_step_s.get(phase.value),
+            "trace": prof.trace_path,
+            "interrupted": prof.interrupted,
+            "roof_spread": roofs.identity.get("spread", {}),
+        }
+    }
+    points = tuple(measured) + analytic.points
+    findings = diagnose(Evidence(points, roofs, totals, analytic.workload, extra))
+    return Result(
+        workload=analytic.workload,
+        points=points,
+        totals=totals,
+        memory=analytic.memory,
+        findings=tuple(findings),
+        extra=extra,
+    )
+
+
+def _measured_bound(points: list[RooflinePoint]) -> str:
+    by = {"compute": 0.0, "memory": 0.0}
+    for p in points:
+        if p.flops > 0:
+            by[p.bound] = by.get(p.bound, 0.0) + (p.time_s or 0.0)
+    return max(by, key=lambda k: by[k])
+
+
+def _identity(req: ProfileRequest, spec: ModelSpec, built: Any, prof: Any) -> dict[str, Any]:
+    import torch
+    import transformers
+
+    return {
+        "source": "measured",
+        "model": spec.describe(),
+        "device": req.device,
+        "dtype": req.dtype,
+        "threads": req.threads,
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "cuda": torch.version.cuda,
+        "weights": built.weights,
+        "shapes": {"batch": req.batch, "prompt": req.prompt, "decode_steps": req.decode_steps},
+        "warm": "warm (one cold prefill + decode and one warm prefill + 3 decode steps before profiling)",
+        "trace": prof.trace_path,
+        "interrupted": prof.interrupted,
+    }

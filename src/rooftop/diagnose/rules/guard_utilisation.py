@@ -1,0 +1,32 @@
+"""Misdiagnosis guard (seed 003 §16): 'utilisation is high, so it is compute-bound'."""
+
+from __future__ import annotations
+
+from rooftop.core.findings import Finding
+from rooftop.diagnose.engine import Evidence, rule
+
+
+@rule
+def guard_utilisation(ev: Evidence) -> list[Finding]:
+    """A busy device (few gaps) whose measured step is memory-bound: busy is not compute-bound."""
+    prof = ev.extra.get("profile") or {}
+    t = ev.totals
+    if not prof or t is None or not t.bound.startswith("memory"):
+        return []
+    busy = 1.0 - float(prof.get("gap_share", 1.0))
+    if busy < 0.7:
+        return []
+    return [
+        Finding(
+            code="guard-utilisation-not-compute",
+            severity="info",
+            title=(
+                f"The device was busy {busy:.0%} of the step, yet it is memory-bound: "
+                f"MFU {t.mfu:.1%}, MBU {t.mbu:.0%}. "
+                "Utilisation says something ran, not that the compute units were the limit; look at achieved FLOP/s "
+                "and bytes"
+            ),
+            bottleneck="guard",
+            evidence={"busy_share": round(busy, 3), "mfu": round(t.mfu, 4), "mbu": round(t.mbu, 3)},
+        )
+    ]

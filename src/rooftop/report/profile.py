@@ -1,0 +1,159 @@
+"""Rich rendering of a `rooftop profile` run: measured next to analytic, per operator, per phase."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from rich.console import Console, Group
+from rich.markup import escape
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from rooftop.core.artifact import Result, Run
+from rooftop.core.points import RooflinePoint, Source
+from rooftop.core.roofs import Roofs
+from rooftop.measure.calibrate import op_class
+from rooftop.report.tables import _bound_text, findings_group, result_title
+from rooftop.units import seconds, si
+
+
+def roofs_panel_line(roofs: Roofs) -> str:
+    """The measured roofs with their spread (median vs best) and the contention seen."""
+    spread = roofs.identity.get("spread", {})
+    parts = [
+        f"{r.dtype} {si(r.flop_per_s, 'FLOP/s')} (±{spread.get(f'compute.{r.dtype}', float('nan')):.1%})"
+        for r in roofs.compute
+    ]
+    parts += [
+        f"{'DRAM' if r.level == 'hbm' and roofs.name.startswith('cpu') else r.level.upper()} "
+        f"{si(r.bytes_per_s, 'B/s')} (±{spread.get(f'memory.{r.level}', float('nan')):.1%})"
+        for r in roofs.memory
+    ]
+    kind = roofs.compute[0].kind.value if roofs.compute else ""
+    other = roofs.identity.get("other_processes_cpu_share")
+    busy = f"; other processes used {other:.0%} of the CPUs while measuring" if isinstance(other, float) else ""
+    return f"roofs ({kind}, {roofs.identity.get('mode', '')}) {roofs.name}: " + ", ".join(parts) + busy
+
+
+def _analytic_by_class(points: list[RooflinePoint]) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = defaultdict(lambda: {"time_s": 0.0, "flops": 0.0, "bytes": 0.0})
+    for p in points:
+        entry = out[op_class(p.label)]
+        entry["time_s"] += p.time_s or 0.0
+        entry["flops"] += p.flops
+        entry["bytes"] += p.bytes
+    return out
+
+
+def profile_table(result: Result, roofs: Roofs) -> Table:
+    """One row per operator class: measured time, analytic time at the measured roofs, both intensities."""
+    measured = sorted((p for p in result.points if p.source is Source.MEASURED), key=lambda p: -(p.time_s or 0))
+    analytic = _analytic_by_class([p for p in result.points if p.source is Source.ANALYTIC])
+    step = float(result.extra.get("profile", {}).get("step_time_s") or 0) or float("nan")
+    table = Table(header_style="bold", box=None, pad_edge=False)
+    for name in (
+        "op",
+        "×",
+        "measured",
+        "share",
+        "analytic",
+        "meas/model",
+        "FLOPs",
+        "bytes",
+        "FLOP/B",
+        "model FLOP/B",
+        "achieved",
+        "roof eff",
+        "bound",
+    ):
+        table.add_column(name, justify="left" if name in ("op", "bound") else "right")
+    for p in measured:
+        a = analytic.get(p.label)
+        achieved = si(p.flop_per_s, "FLOP/s") if p.flops else si(p.bytes_per_s, "B/s")
+        table.add_row(
+            escape(p.label),
+            str(p.count),
+            seconds(p.time_s or float("nan")),
+            f"{(p.time_s or 0) / step:.1%}",
+            seconds(a["time_s"]) if a else "—",
+            f"{(p.time_s or 0) / a['time_s']:.2f}×" if a and a["time_s"] else "—",
+            si(p.flops, "") if p.flops else "0",
+            si(p.bytes, "B"),
+            f"{p.intensity:.3g}" if p.bytes else "∞",
+            f"{a['flops'] / a['bytes']:.3g}" if a and a["bytes"] else "—",
+            achieved,
+            f"{p.roof_efficiency(roofs):.0%}",
+            _bound_text(p.bound),
+        )
+    return table
+
+
+def summary_table(result: Result) -> Table:
+    """Step time, gaps, KV copies, unattributed share, FLOP cross-check and the trace."""
+    prof: dict[str, Any] = result.extra.get("profile", {})
+    t = result.totals
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column()
+    if not prof:
+        return table
+    step = prof["step_time_s"]
+    unprofiled = prof.get("unprofiled_step_s")
+    rows = [
+        (
+            "step time (profiled)",
+            f"{seconds(step)} mean of {prof['steps']}"
+            + (
+                f"; without the profiler {seconds(unprofiled)} (warm), cold {seconds(prof.get('cold_step_s') or 0)}"
+                if unprofiled
+                else ""
+            ),
+        ),
+        (
+            "gaps between ops",
+            f"{seconds(prof['gap_s'])} = {prof['gap_share']:.1%} of the step (Python, dispatch, launch)",
+        ),
+        (
+            "KV-cache append",
+            f"{seconds(prof['kv_append_s'])}, {si(prof['kv_append_bytes'], 'B')} moved "
+            "(DynamicCache's torch.cat copies the whole cache each step)",
+        ),
+        (
+            "accounted",
+            f"{prof['accounted_share']:.1%} of the step by named operators + gaps "
+            f"(unattributed ops {seconds(prof['unattributed_s'])})",
+        ),
+    ]
+    ratio = prof.get("flop_counter_ratio")
+    if ratio is not None:
+        rows.append(
+            ("matmul FLOPs", f"{si(prof['matmul_flops_traced'], 'FLOP')} from shapes = {ratio:.4f} × FlopCounterMode's")
+        )
+    if t is not None:
+        rows.append(("MFU / MBU (measured time)", f"{t.mfu:.1%} / {t.mbu:.1%}; tokens/s {t.tokens_per_s:,.1f}"))
+    if prof.get("interrupted"):
+        rows.append(("interrupted", "Ctrl-C: only the steps measured before it are reported"))
+    for key, value in rows:
+        table.add_row(key, value)
+    return table
+
+
+def render_profile(run: Run, console: Console) -> None:
+    """Print a profile run: roofs used, then per phase the side-by-side table, summary and findings."""
+    console.print(escape(roofs_panel_line(run.roofs)), style="dim")
+    for result in run.results:
+        console.print()
+        console.print(
+            Panel(
+                Group(profile_table(result, run.roofs), Text(), summary_table(result)),
+                title=escape("measured vs analytic · " + result_title(result)),
+                title_align="left",
+            )
+        )
+        if result.findings:
+            console.print(findings_group(result.findings))
+    trace = run.identity.get("trace")
+    if trace:
+        console.print(f"torch trace: {escape(str(trace))} (open in https://ui.perfetto.dev)", style="dim")

@@ -1,0 +1,37 @@
+import pytest
+
+from rooftop.core.roofs import RoofKind
+from rooftop.errors import MeasurementError
+from rooftop.measure import roofs as roofs_mod
+
+
+def test_unknown_device_is_refused():
+    with pytest.raises(MeasurementError, match="unknown device"):
+        roofs_mod.check_device("tpu")
+
+
+def test_roofs_on_small_sizes(monkeypatch):
+    pytest.importorskip("torch")
+    tiny = roofs_mod.Plan((64, 128), 32, 4 * 2**20, 64 * 1024, (256, 256), 0.01)
+    monkeypatch.setattr(roofs_mod, "plan_for", lambda device, quick, llc: tiny)
+    measured = roofs_mod.measure_roofs("cpu", threads=1, quick=True)
+    assert measured.compute_roof("fp32").kind is RoofKind.MEASURED
+    assert measured.peak("fp32") > 0 and measured.bandwidth("hbm") > 0
+    assert "best of copy/triad/read/GEMV" in measured.memory_roof("hbm").source
+    names = {b["name"] for b in measured.identity["benchmarks"]}
+    assert {"gemm_fp32", "copy", "triad", "read", "gemv_fp32", "l2_triad"} <= names
+    assert set(measured.identity["spread"]) >= {"compute.fp32", "memory.hbm"}
+    # the roof is the best benchmark: no stream is above it
+    assert all(
+        b["bytes_per_s"] <= measured.bandwidth("hbm")
+        for b in measured.identity["benchmarks"]
+        if b["name"] in ("copy", "triad", "read", "gemv_fp32")
+    )
+
+
+def test_numpy_path_when_torch_is_absent(monkeypatch):
+    tiny = roofs_mod.Plan((64,), 32, 2 * 2**20, 64 * 1024, (256, 256), 0.01)
+    monkeypatch.setattr(roofs_mod, "plan_for", lambda device, quick, llc: tiny)
+    monkeypatch.setattr(roofs_mod, "has_torch", lambda: False)
+    measured = roofs_mod.measure_roofs("cpu", threads=1, quick=True)
+    assert measured.identity["backend"] == "numpy" and measured.peak("fp32") > 0
