@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from tests.conftest import fixture_path
 
 from rooftop.errors import TelemetryError
 from rooftop.serving.engines import detect, engine_map, engine_maps
 from rooftop.serving.exposition import parse
-from tests.conftest import fixture_path
 
 
 def snap(name: str):

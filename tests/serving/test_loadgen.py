@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tests.serving.stub_server import StubServer
 
 from rooftop.errors import WorkloadError
 from rooftop.serving.loadgen.arrivals import arrivals, from_trace
@@ -14,7 +15,6 @@ from rooftop.serving.loadgen.prompts import Lengths, dataset, parse_lengths, syn
 from rooftop.serving.loadgen.runner import Target, run
 from rooftop.serving.loadgen.summary import Slo, summarize
 from rooftop.serving.loadgen.sweep import analyse
-from tests.serving.stub_server import StubServer
 
 
 @given(st.integers(2, 500), st.floats(0.1, 100), st.floats(0.1, 10), st.sampled_from(["poisson", "gamma", "constant"]))

@@ -20,8 +20,10 @@ from rooftop.errors import RooftopError
 # command name -> "module:attribute"; a new command is one line here plus its own file.
 COMMANDS: dict[str, str] = {
     "analyze": "rooftop.cli.analyze:analyze",
+    "bench": "rooftop.cli.bench:bench",
     "hardware": "rooftop.cli.catalog:hardware",
     "models": "rooftop.cli.catalog:models",
+    "watch": "rooftop.cli.watch:watch",
 }
 
 

@@ -15,6 +15,7 @@ CHECK_FIRST: dict[str, str] = {
     "launch": "CPU→GPU gaps, the distribution of kernel durations",
     "communication": "collective durations and their overlap with compute",
     "scheduler": "queue age, batch churn, preemptions",
+    "kv-capacity": "KV-cache usage, preemptions, max_num_seqs against the KV blocks available",
 }
 
 REMEDIES: dict[str, tuple[Remedy, ...]] = {
@@ -72,5 +73,16 @@ REMEDIES: dict[str, tuple[Remedy, ...]] = {
     "scheduler": (
         Remedy("iteration-level scheduling and chunked prefill", "fairness and tail-latency trade-offs"),
         Remedy("cap the batch at the goodput-optimal point rather than the largest that fits", "lower peak throughput"),
+    ),
+    "kv-capacity": (
+        Remedy(
+            "KV-cache quantisation (FP8 KV) or a larger KV share of device memory",
+            "quality loss; less room for activations",
+        ),
+        Remedy(
+            "lower max_num_seqs / max_num_batched_tokens so admitted requests are not preempted",
+            "lower peak throughput",
+        ),
+        Remedy("prefix caching and shorter context limits", "hit rates depend on the traffic"),
     ),
 }

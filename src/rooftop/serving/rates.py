@@ -6,6 +6,7 @@ the new value itself (everything counted since the restart), never a negative nu
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 def increase(values: Sequence[float]) -> tuple[float, int]:
     """Total increase over successive counter readings, and how many resets were seen."""
     total, resets = 0.0, 0
-    for before, after in zip(values, values[1:]):
+    for before, after in itertools.pairwise(values):
         if after < before:
             resets += 1
             total += after

@@ -67,7 +67,7 @@ class EngineMap:
         return out
 
     def kind(self, key: str) -> str:
-        """counter | gauge | histogram of a canonical key ('' when unknown)."""
+        """Counter | gauge | histogram of a canonical key ('' when unknown)."""
         return next((m.kind for m in self.metrics if m.key == key), "")
 
     def deprecated_in_use(self, snap: Snapshot) -> list[str]:
