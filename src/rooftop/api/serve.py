@@ -319,3 +319,63 @@ def since_start(obs: Any) -> Window:
     deltas = {k: v for k, v in obs.scalars.items() if emap.kind(k) == "counter"}
     gauges = {k: v for k, v in obs.scalars.items() if emap.kind(k) != "counter"}
     return Window(obs.source, obs.engine, obs.time_s, obs.time_s, deltas, gauges, dict(obs.histograms), False)
+
+
+def served_model_name(base_url: str, timeout_s: float = 10.0) -> str:
+    """The first model id that GET /v1/models lists."""
+    import httpx
+
+    from rooftop.errors import TelemetryError
+
+    url = base_url.rstrip("/").removesuffix("/v1") + "/v1/models"
+    try:
+        data = httpx.get(url, timeout=timeout_s).json()
+        return str(data["data"][0]["id"])
+    except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError):
+        raise TelemetryError(f"{url}: cannot list served models; pass --served-model") from None
+
+
+def bench_one(
+    target: Any,
+    requests: list[Any],
+    offsets: Any,
+    slo: Any,
+    live: LiveModel | None,
+    timeout_s: float = 300.0,
+    max_concurrency: int | None = None,
+    on_done: Any = None,
+    scrape: bool = True,
+) -> tuple[dict[str, Any], Result, list[Any]]:
+    """Run one load level; scrape the engine before and after so its own view sits next to the client's."""
+    from rooftop.errors import RooftopError
+    from rooftop.serving.loadgen.runner import run
+    from rooftop.serving.loadgen.summary import summarize
+    from rooftop.serving.sources import fetch
+    from rooftop.serving.watch import observe, window
+
+    before = None
+    if scrape:
+        try:
+            before = observe(fetch(target.base_url), target.base_url)
+        except RooftopError as exc:
+            before, note = None, str(exc)
+    result = run(target, requests, offsets, timeout_s, max_concurrency, on_done)
+    summary = summarize(result.records, result.duration_s, slo)
+    engine: dict[str, Any] | None = None
+    res = Result(workload={"target": target.url}, points=(), extra={})
+    if before is not None:
+        try:
+            after = observe(fetch(target.base_url), target.base_url)
+            w_summary, res = analyse_window(window(before, after), live)
+            engine = snapshot_summary(after.scalars, w_summary)
+        except RooftopError as exc:
+            engine = {"error": str(exc)}
+    elif scrape:
+        engine = {"error": note}
+    summary["engine"] = engine
+    res = replace(
+        res,
+        workload={**res.workload, "target": target.url, "requests": len(requests)},
+        extra={**res.extra, "bench": {k: v for k, v in summary.items() if k != "engine"}},
+    )
+    return summary, res, list(result.records)

@@ -22,15 +22,21 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def output_options(fn: F) -> F:
     """Add --json and --output/-o to a command."""
-    fn = click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True),
-                      help="Write the rooftop.run/1 JSON artifact to a file.")(fn)
-    fn = click.option("--json", "as_json", is_flag=True,
-                      help="Print the rooftop.run/1 JSON artifact instead of tables.")(fn)
+    fn = click.option(
+        "--output",
+        "-o",
+        type=click.Path(dir_okay=False, writable=True),
+        help="Write the rooftop.run/1 JSON artifact to a file.",
+    )(fn)
+    fn = click.option(
+        "--json", "as_json", is_flag=True, help="Print the rooftop.run/1 JSON artifact instead of tables."
+    )(fn)
     return fn
 
 
-def emit(run: Run, as_json: bool = False, output: str | None = None,
-         render: Callable[[Run, Console], None] = render_run) -> None:
+def emit(
+    run: Run, as_json: bool = False, output: str | None = None, render: Callable[[Run, Console], None] = render_run
+) -> None:
     """Write the artifact where asked, then print JSON or tables."""
     if output:
         Path(output).write_text(artifact.dumps(run), encoding="utf-8")

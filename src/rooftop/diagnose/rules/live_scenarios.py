@@ -48,7 +48,7 @@ def live_scenarios(ev: Evidence) -> list[Finding]:
                 CHECK_FIRST["compute"],
             )
         )
-    running = live["gauges"].get("requests_running", 0.0)
+    running = (live or {})["gauges"].get("requests_running", 0.0)
     total_mfu, total_mbu = mfu.get("total"), mbu.get("total")
     if running > 0 and total_mfu is not None and total_mbu is not None and total_mfu < LOW and total_mbu < LOW:
         tp = ev.workload.get("tp", 1)

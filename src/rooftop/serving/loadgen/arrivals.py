@@ -61,4 +61,5 @@ def from_trace(path: str | Path) -> NDArray[np.float64]:
     arr = np.sort(np.asarray(stamps, dtype=np.float64))
     if not np.all(np.isfinite(arr)):
         raise WorkloadError(f"{p}: non-finite timestamp")
-    return arr - arr[0]
+    out: NDArray[np.float64] = arr - arr[0]
+    return out
