@@ -45,7 +45,7 @@ class Observation:
             "engine": self.engine,
             "scalars": self.scalars,
             "hist": {
-                k: {"sum": h.sum, "count": h.count, "buckets": [list(b) for b in h.buckets]}
+                k: {"sum": h.sum, "count": h.count, "buckets": [[_edge(e), c] for e, c in h.buckets]}
                 for k, h in self.histograms.items()
             },
         }
@@ -58,6 +58,10 @@ class Observation:
             for k, v in d.get("hist", {}).items()
         }
         return cls(d["source"], float(d["t"]), d["engine"], {k: float(v) for k, v in d["scalars"].items()}, hist)
+
+
+def _edge(edge: float) -> float | str:
+    return edge if math.isfinite(edge) else "+Inf"  # JSON has no infinity
 
 
 def observe(snap: Snapshot, source: str, engine: str | None = None) -> Observation:
