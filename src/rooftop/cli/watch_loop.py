@@ -141,12 +141,12 @@ class WatchLoop:
         self.watcher.poll()
         windows = [since_start(st.last) for st in self.watcher.state.values() if st.last is not None]
         summaries = self._handle(windows)
-        for e in self._events():
-            click.echo(f"rooftop: {e['source']}: {e.get('error', e['event'])}", err=True)
         if not summaries:
             from rooftop.errors import TelemetryError
 
             raise TelemetryError("; ".join(self.errors.values()) or "no source answered")
+        for e in self._events():
+            click.echo(f"rooftop: warning: {e.get('error', e['event'])}", err=True)
         if self.as_json:
             click.echo(json.dumps(summaries[0] if len(summaries) == 1 else {"sources": summaries}, indent=1))
         else:
