@@ -20,6 +20,7 @@ from rooftop.errors import RooftopError
 # command name -> "module:attribute"; a new command is one line here plus its own file.
 COMMANDS: dict[str, str] = {
     "analyze": "rooftop.cli.analyze:analyze",
+    "bench": "rooftop.cli.bench:bench",
     "hardware": "rooftop.cli.catalog:hardware",
     "models": "rooftop.cli.catalog:models",
     "sweep": "rooftop.cli.sweep:sweep_command",
@@ -27,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "compare": "rooftop.cli.compare:compare_command",
     "profile": "rooftop.cli.profile:profile",
     "roofs": "rooftop.cli.roofs:roofs",
+    "watch": "rooftop.cli.watch:watch",
 }
 
 

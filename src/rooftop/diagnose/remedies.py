@@ -16,6 +16,7 @@ CHECK_FIRST: dict[str, str] = {
     "communication": "collective durations and their overlap with compute",
     "scheduler": "queue age, batch churn, preemptions",
     "kernel-efficiency": "the kernel each slow operator runs, its shapes and dtype, and what it fuses",
+    "kv-capacity": "KV-cache usage, preemptions, max_num_seqs against the KV blocks available",
 }
 
 REMEDIES: dict[str, tuple[Remedy, ...]] = {
@@ -83,5 +84,16 @@ REMEDIES: dict[str, tuple[Remedy, ...]] = {
             "use the library kernel for the shape (SDPA/flash attention, oneDNN/cuBLAS GEMM, packed weights)",
             "kernel support varies by dtype and shape",
         ),
+    ),
+    "kv-capacity": (
+        Remedy(
+            "KV-cache quantisation (FP8 KV) or a larger KV share of device memory",
+            "quality loss; less room for activations",
+        ),
+        Remedy(
+            "lower max_num_seqs / max_num_batched_tokens so admitted requests are not preempted",
+            "lower peak throughput",
+        ),
+        Remedy("prefix caching and shorter context limits", "hit rates depend on the traffic"),
     ),
 }

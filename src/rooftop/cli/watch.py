@@ -1,0 +1,133 @@
+"""`rooftop watch`: continuous roofline profiling of running serving engines."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Any
+
+import click
+
+from rooftop.errors import TelemetryError
+
+
+def _fetcher(prometheus: str | None, selector: str, timeout_s: float):  # type: ignore[no-untyped-def]
+    from rooftop.serving.sources import prometheus_instant
+    from rooftop.serving.watch import file_or_url
+
+    if prometheus:
+        return lambda _src: prometheus_instant(prometheus, selector, timeout_s)
+    return lambda src: file_or_url(src, timeout_s)
+
+
+@click.command()
+@click.argument("sources", nargs=-1)
+@click.option("--prometheus", metavar="URL", help="Read a Prometheus server's HTTP API instead of /metrics endpoints.")
+@click.option("--selector", default="", help="PromQL label matchers for --prometheus, e.g. 'job=\"vllm\"'.")
+@click.option("--since", type=float, help="With --prometheus: a range query over the last SECONDS (one window).")
+@click.option("--model", "-m", help="Model preset or config.json: enables live MFU/MBU (our FLOPs/bytes per token).")
+@click.option("--hardware", "-H", default="h100-sxm", show_default=True, help="Catalog device for the roofs.")
+@click.option("--dtype", default="bf16", show_default=True, help="Weights/activations/KV dtype the engine runs.")
+@click.option("--tp", type=click.IntRange(min=1), default=1, show_default=True, help="Tensor-parallel degree.")
+@click.option("--peak-tflops", help="Override the compute roof (e.g. a CPU: '2 TFLOP/s').")
+@click.option("--bandwidth", help="Override the memory roof, e.g. '50 GB/s'.")
+@click.option("--engine", help="Force an engine map (vllm, sglang, tgi, llamacpp, triton, trtllm-serve).")
+@click.option("--interval", type=float, default=5.0, show_default=True, help="Seconds between polls.")
+@click.option("--count", type=click.IntRange(min=1), help="Stop after this many polls (default: until Ctrl-C).")
+@click.option("--once", is_flag=True, help="One snapshot, then exit (counters since the engine started).")
+@click.option("--timeout", type=float, default=5.0, show_default=True, help="Per-poll timeout (s); a hang is reported.")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False), help="Append every sample and event to this JSONL.")
+@click.option("--export", "export_addr", metavar="HOST:PORT", help="Serve rooftop_* gauges, e.g. 127.0.0.1:9109.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (one object per window; --once: one object).")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the rooftop.run/1 artifact at exit.")
+def watch(
+    sources: tuple[str, ...],
+    prometheus: str | None,
+    selector: str,
+    since: float | None,
+    model: str | None,
+    hardware: str,
+    dtype: str,
+    tp: int,
+    peak_tflops: str | None,
+    bandwidth: str | None,
+    engine: str | None,
+    interval: float,
+    count: int | None,
+    once: bool,
+    timeout: float,
+    log_path: str | None,
+    export_addr: str | None,
+    as_json: bool,
+    output: str | None,
+) -> None:
+    """Watch serving engines: tokens/s, live MFU/MBU per phase, TTFT/TPOT, queue, KV, findings.
+
+    SOURCE is an engine URL (http://127.0.0.1:8000 or .../metrics) or a saved exposition file.
+
+    \b
+    Examples:
+      rooftop watch http://127.0.0.1:8000 --model llama-3.1-8b --hardware h100-sxm
+      rooftop watch vllm.prom --once --json                  # offline: a saved /metrics
+      rooftop watch http://127.0.0.1:8000 --interval 2 --count 10 --log watch.jsonl
+      rooftop watch --prometheus http://127.0.0.1:9090 --selector 'job="vllm"' -m llama-3.1-8b
+      rooftop watch http://127.0.0.1:8000 -m llama-3.1-8b --export 127.0.0.1:9109
+    """
+    from rooftop.api.serve import live_model
+
+    if not sources and not prometheus:
+        raise TelemetryError("give a SOURCE (URL or exposition file) or --prometheus URL")
+    live = live_model(model, hardware, dtype, tp, peak_tflops, bandwidth)
+    names = [f"{prometheus} {selector}".strip()] if prometheus else list(sources)
+    if prometheus and since:
+        _range(prometheus, selector, since, live, engine, as_json, output)
+        return
+    from rooftop.cli.watch_loop import WatchLoop
+
+    loop = WatchLoop(names, _fetcher(prometheus, selector, timeout), live, engine, log_path, export_addr, as_json)
+    try:
+        if once:
+            loop.once()
+        else:
+            loop.run(interval, count)
+    finally:
+        loop.close(output)
+
+
+def _range(
+    prometheus: str, selector: str, since: float, live: Any, engine: str | None, as_json: bool, output: str | None
+) -> None:
+    from rooftop.api.serve import analyse_window, live_run, snapshot_summary
+    from rooftop.serving.sources import prometheus_range
+    from rooftop.serving.watch import observe, window
+
+    end = time.time()
+    snaps = prometheus_range(prometheus, selector, end - since, end, max(1.0, since / 10))
+    if len(snaps) < 2:
+        raise TelemetryError(
+            f"{prometheus}: fewer than two samples in the last {since:g} s for {selector or 'engines'}"
+        )
+    name = f"{prometheus} {selector}".strip()
+    first, last = observe(snaps[0], name, engine), observe(snaps[-1], name, engine)
+    summary, result = analyse_window(window(first, last), live)
+    out = snapshot_summary(last.scalars, summary)
+    if output:
+        from pathlib import Path
+
+        from rooftop.core import artifact
+
+        Path(output).write_text(
+            artifact.dumps(live_run("watch", [result], live, {"sources": [name]})), encoding="utf-8"
+        )
+    click.echo(json.dumps(out, indent=1) if as_json else _line(out))
+
+
+def _line(s: dict[str, Any]) -> str:
+    from rooftop.cli.watch_loop import one_line
+
+    return one_line(s)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    watch(sys.argv[1:])

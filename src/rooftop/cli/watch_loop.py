@@ -1,0 +1,197 @@
+"""The `rooftop watch` loop: poll, analyse each window, print (rich live table or JSON lines), export."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from rooftop.core.artifact import Result
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None or not math.isfinite(x) else f"{x:.1%}"
+
+
+def _num(x: float | None, unit: str = "") -> str:
+    return "—" if x is None or not math.isfinite(x) else f"{x:,.1f}{unit}"
+
+
+def one_line(s: dict[str, Any]) -> str:
+    """A window as one human line."""
+    rates, mfu, mbu = s.get("rates") or {}, s.get("mfu") or {}, s.get("mbu") or {}
+    ttft = ((s.get("latency") or {}).get("ttft_s") or {}).get("p50")
+    finding = s["findings"][0]["title"] if s.get("findings") else "no finding"
+    return (
+        f"{s['source']} [{s['engine']}] prefill {_num(rates.get('prompt_tokens_per_s'))} tok/s, "
+        f"decode {_num(rates.get('generation_tokens_per_s'))} tok/s, MFU {_pct(mfu.get('total'))}, "
+        f"MBU {_pct(mbu.get('total'))}, TTFT p50 {_num(ttft * 1e3 if ttft is not None else None, ' ms')}, "
+        f"waiting {_num((s.get('samples') or {}).get('requests_waiting'))}, "
+        f"KV {_pct((s.get('samples') or {}).get('kv_usage'))} — {finding}"
+    )
+
+
+def _table(latest: dict[str, dict[str, Any]], errors: dict[str, str]) -> Any:
+    from rich.table import Table
+
+    t = Table(title="rooftop watch", expand=False)
+    for col in (
+        "source",
+        "engine",
+        "prefill tok/s",
+        "decode tok/s",
+        "MFU pre/dec",
+        "MBU dec",
+        "TTFT p50/p99",
+        "TPOT p50",
+        "wait",
+        "KV",
+        "finding",
+    ):
+        t.add_column(col)
+    for src, s in latest.items():
+        rates, mfu, mbu, lat = s.get("rates") or {}, s.get("mfu") or {}, s.get("mbu") or {}, s.get("latency") or {}
+        ttft, tpot = lat.get("ttft_s") or {}, lat.get("tpot_s") or {}
+        samples = s.get("samples") or {}
+        t.add_row(
+            src,
+            s["engine"],
+            _num(rates.get("prompt_tokens_per_s")),
+            _num(rates.get("generation_tokens_per_s")),
+            f"{_pct(mfu.get('prefill'))} / {_pct(mfu.get('decode'))}",
+            _pct(mbu.get("decode")),
+            f"{_num(_ms(ttft.get('p50')))} / {_num(_ms(ttft.get('p99')))} ms",
+            f"{_num(_ms(tpot.get('p50')))} ms",
+            _num(samples.get("requests_waiting")),
+            _pct(samples.get("kv_usage")),
+            s["findings"][0]["title"] if s.get("findings") else "",
+        )
+    for src, err in errors.items():
+        t.add_row(src, "[red]down[/red]", "", "", "", "", "", "", "", "", f"[red]{err}[/red]")
+    return t
+
+
+def _ms(x: float | None) -> float | None:
+    return x * 1e3 if x is not None else None
+
+
+class WatchLoop:
+    """Glue between the Watcher (serving), the live accounting (api) and the terminal/exporter."""
+
+    def __init__(
+        self,
+        sources: list[str],
+        fetch: Callable[[str], Any],
+        live: Any,
+        engine: str | None,
+        log_path: str | None,
+        export_addr: str | None,
+        as_json: bool,
+    ) -> None:
+        from rooftop.serving.watch import JsonlLog, Watcher
+
+        self.live, self.as_json = live, as_json
+        self.watcher = Watcher(sources, fetch, JsonlLog(log_path) if log_path else None, engine)
+        self.exporter = None
+        if export_addr:
+            from rooftop.serving.exporter import Exporter
+
+            self.exporter = Exporter(export_addr)
+            click.echo(
+                f"rooftop: exporting rooftop_* gauges on http://{self.exporter.host}:{self.exporter.port}/metrics",
+                err=True,
+            )
+        self.results: list[Result] = []
+        self.latest: dict[str, dict[str, Any]] = {}
+        self.errors: dict[str, str] = {}
+        self.seen_events = 0
+
+    def _handle(self, windows: list[Any]) -> list[dict[str, Any]]:
+        from rooftop.api.serve import analyse_window, snapshot_summary
+
+        out = []
+        for w in windows:
+            summary, result = analyse_window(w, self.live)
+            obs = self.watcher.state[w.source].last
+            s = snapshot_summary(obs.scalars if obs else {}, summary)
+            self.latest[w.source] = s
+            self.results.append(result)
+            if self.exporter:
+                self.exporter.update(w.source, s)
+            out.append(s)
+        self.errors = {src: st.last_error for src, st in self.watcher.state.items() if st.last_error}
+        if self.exporter:
+            for src in self.errors:
+                self.exporter.down(src)
+        return out
+
+    def _events(self) -> list[dict[str, Any]]:
+        new = self.watcher.events[self.seen_events :]
+        self.seen_events = len(self.watcher.events)
+        return new
+
+    def once(self) -> None:
+        """One snapshot per source: counters since the engine started (no rates)."""
+        from rooftop.api.serve import since_start
+
+        self.watcher.poll()
+        windows = [since_start(st.last) for st in self.watcher.state.values() if st.last is not None]
+        summaries = self._handle(windows)
+        if not summaries:
+            from rooftop.errors import TelemetryError
+
+            raise TelemetryError("; ".join(self.errors.values()) or "no source answered")
+        for e in self._events():
+            click.echo(f"rooftop: warning: {e.get('error', e['event'])}", err=True)
+        if self.as_json:
+            click.echo(json.dumps(summaries[0] if len(summaries) == 1 else {"sources": summaries}, indent=1))
+        else:
+            for s in summaries:
+                click.echo(one_line(s))
+
+    def run(self, interval_s: float, count: int | None) -> None:
+        """Poll until ``count`` polls or Ctrl-C; JSON lines, plain lines, or a rich live table on a TTY."""
+        import sys
+
+        if self.as_json or not sys.stdout.isatty():
+
+            def emit(windows: list[Any]) -> None:
+                for s in self._handle(windows):
+                    click.echo(json.dumps(s) if self.as_json else one_line(s))
+                for e in self._events():
+                    click.echo(
+                        json.dumps(e)
+                        if self.as_json
+                        else f"rooftop: {e['source']}: {e['event']} {e.get('error', '')} {e.get('gap_s', '')}".rstrip(),
+                        err=not self.as_json,
+                    )
+                sys.stdout.flush()
+
+            self.watcher.run(interval_s, emit, count)
+            return
+        from rich.live import Live
+
+        with Live(_table({}, {}), refresh_per_second=2) as view:
+
+            def show(windows: list[Any]) -> None:
+                self._handle(windows)
+                self._events()
+                view.update(_table(self.latest, self.errors))
+
+            self.watcher.run(interval_s, show, count)
+
+    def close(self, output: str | None) -> None:
+        """Write the artifact (if asked) and stop the exporter."""
+        if output:
+            from rooftop.api.serve import live_run
+            from rooftop.core import artifact
+
+            run = live_run("watch", self.results, self.live, {"sources": self.watcher.sources})
+            Path(output).write_text(artifact.dumps(run), encoding="utf-8")
+            click.echo(f"wrote {output}", err=True)
+        if self.exporter:
+            self.exporter.close()

@@ -1,0 +1,44 @@
+"""Live: the scheduler/queue binds (seed 003 §12.4) — kernels may sit near the roof, yet TTFT is queueing."""
+
+from __future__ import annotations
+
+from rooftop.core.findings import Finding
+from rooftop.diagnose.engine import Evidence, rule
+from rooftop.diagnose.remedies import CHECK_FIRST, REMEDIES
+
+QUEUE_SHARE = 0.25  # queue time above a quarter of end-to-end latency
+
+
+@rule
+def live_queue(ev: Evidence) -> list[Finding]:
+    """Requests wait in the engine's queue for a large share of their latency."""
+    live = ev.extra.get("live")
+    if not live:
+        return []
+    waiting = live["gauges"].get("requests_waiting", 0.0)
+    queue = (live["latency"].get("queue_s") or {}).get("mean")
+    e2e = (live["latency"].get("e2e_s") or {}).get("mean")
+    share = queue / e2e if queue is not None and e2e else None
+    if not (waiting > 0 or (share is not None and share > QUEUE_SHARE)):
+        return []
+    if share is not None and share <= QUEUE_SHARE and waiting < 1:
+        return []
+    severity = "critical" if share is not None and share > 0.5 else "warn"
+    share_text = f"queue {share:.0%} of end-to-end latency" if share is not None else "queue time not exposed"
+    return [
+        Finding(
+            code="live-queue-bound",
+            severity=severity,
+            title=f"Scheduler/queue-bound: {waiting:.0f} requests waiting, {share_text}",
+            bottleneck="scheduler",
+            evidence={
+                "requests_waiting": waiting,
+                "queue_s_mean": queue,
+                "e2e_s_mean": e2e,
+                "queue_share": share,
+                "requests_running": live["gauges"].get("requests_running"),
+            },
+            remedies=REMEDIES["scheduler"],
+            check_first=CHECK_FIRST["scheduler"],
+        )
+    ]

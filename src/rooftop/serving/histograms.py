@@ -1,0 +1,80 @@
+"""Prometheus histograms: gather buckets from a snapshot, subtract windows, estimate quantiles.
+
+Quantiles follow PromQL's ``histogram_quantile``: linear interpolation inside the bucket that
+holds the rank, the lower edge of the first bucket taken as 0, and the ``+Inf`` bucket answered
+with the upper edge of the last finite bucket. The error is therefore at most one bucket width.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from rooftop.serving.exposition import Snapshot
+
+
+@dataclass(frozen=True)
+class Histogram:
+    """Cumulative buckets (upper edge, count), with the observations' sum and count."""
+
+    buckets: tuple[tuple[float, float], ...]
+    sum: float
+    count: float
+
+    @property
+    def mean(self) -> float:
+        """Sum over count (NaN when empty)."""
+        return self.sum / self.count if self.count > 0 else float("nan")
+
+    def quantile(self, q: float) -> float:
+        """The q-quantile (0 ≤ q ≤ 1) by linear interpolation within buckets; NaN when empty."""
+        if not 0.0 <= q <= 1.0:
+            raise ValueError(f"quantile {q} outside [0, 1]")
+        if self.count <= 0 or not self.buckets:
+            return float("nan")
+        total = self.buckets[-1][1]
+        if total <= 0:
+            return float("nan")
+        rank = q * total
+        lower_edge, lower_count = 0.0, 0.0
+        for edge, cumulative in self.buckets:
+            if cumulative >= rank:
+                if math.isinf(edge):
+                    return lower_edge
+                if cumulative == lower_count:
+                    return edge
+                return lower_edge + (edge - lower_edge) * (rank - lower_count) / (cumulative - lower_count)
+            lower_edge, lower_count = edge, cumulative
+        return lower_edge
+
+    def minus(self, older: Histogram) -> Histogram:
+        """Observations made since ``older`` (same bucket edges); an engine restart returns self."""
+        if self.count < older.count or [e for e, _ in self.buckets] != [e for e, _ in older.buckets]:
+            return self
+        previous = dict(older.buckets)
+        return Histogram(
+            tuple((e, c - previous.get(e, 0.0)) for e, c in self.buckets),
+            self.sum - older.sum,
+            self.count - older.count,
+        )
+
+    def quantiles(self, qs: tuple[float, ...] = (0.5, 0.9, 0.99)) -> dict[str, float]:
+        """{'p50': …, 'p90': …, 'p99': …} for the given quantiles."""
+        return {f"p{round(q * 100):d}": self.quantile(q) for q in qs}
+
+
+def from_snapshot(snap: Snapshot, name: str, match: Mapping[str, str] | None = None) -> Histogram | None:
+    """The histogram family ``name`` (base name, no _bucket) summed over label sets; None when absent."""
+    by_edge: dict[float, float] = {}
+    for s in snap.series(f"{name}_bucket", match):
+        try:
+            edge = float(s.label("le"))
+        except ValueError:
+            continue
+        by_edge[edge] = by_edge.get(edge, 0.0) + s.value
+    count = snap.total(f"{name}_count", match)
+    if not by_edge or count is None:
+        return None
+    total = snap.total(f"{name}_sum", match) or 0.0
+    return Histogram(tuple(sorted(by_edge.items())), total, count)

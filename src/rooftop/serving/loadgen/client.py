@@ -1,0 +1,160 @@
+"""Stream one OpenAI-compatible request and timestamp it: send, every content chunk, end, usage.
+
+Times are ``time.perf_counter()`` seconds. A chunk counts as content when it carries non-empty
+text (``choices[0].text`` or ``choices[0].delta.content``); a usage-only final chunk is not a
+token. Output tokens come from ``usage.completion_tokens`` (we send
+``stream_options.include_usage``); without usage, the number of content chunks stands in.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from rooftop.serving.loadgen.prompts import Request
+
+if TYPE_CHECKING:
+    import httpx
+
+
+@dataclass
+class RequestRecord:
+    """What happened to one request. Offsets are seconds since the run's start."""
+
+    index: int
+    scheduled_s: float
+    sent_s: float = float("nan")
+    chunk_s: list[float] = field(default_factory=list)
+    end_s: float = float("nan")
+    prompt_tokens: int | None = None
+    output_tokens: int | None = None
+    cached_tokens: int | None = None
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """Succeeded with at least one content chunk."""
+        return not self.error and bool(self.chunk_s)
+
+    @property
+    def ttft_s(self) -> float:
+        """First content chunk − send."""
+        return self.chunk_s[0] - self.sent_s if self.chunk_s else float("nan")
+
+    @property
+    def e2e_s(self) -> float:
+        """Last content chunk − send (as vllm bench serve)."""
+        return self.chunk_s[-1] - self.sent_s if self.chunk_s else float("nan")
+
+    @property
+    def n_tokens(self) -> int:
+        """Output tokens: usage, else content chunks."""
+        return self.output_tokens if self.output_tokens is not None else len(self.chunk_s)
+
+    @property
+    def tpot_s(self) -> float:
+        """(E2E − TTFT)/(n − 1); NaN when n ≤ 1."""
+        n = self.n_tokens
+        return (self.e2e_s - self.ttft_s) / (n - 1) if n > 1 else float("nan")
+
+    @property
+    def itl_s(self) -> list[float]:
+        """Gaps between successive content chunks (a multi-token chunk gives one gap)."""
+        return [b - a for a, b in zip(self.chunk_s, self.chunk_s[1:])]
+
+    @property
+    def schedule_lag_s(self) -> float:
+        """How late the request left against its scheduled time (the generator's own error)."""
+        return self.sent_s - self.scheduled_s
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON form (per-request results file)."""
+        return {
+            "index": self.index,
+            "scheduled_s": self.scheduled_s,
+            "sent_s": self.sent_s,
+            "ttft_s": self.ttft_s,
+            "tpot_s": self.tpot_s,
+            "e2e_s": self.e2e_s,
+            "chunks": len(self.chunk_s),
+            "prompt_tokens": self.prompt_tokens,
+            "output_tokens": self.output_tokens,
+            "cached_tokens": self.cached_tokens,
+            "error": self.error,
+        }
+
+
+def body(req: Request, model: str, chat: bool, ignore_eos: bool) -> dict[str, Any]:
+    """The JSON body of a streaming completion request."""
+    payload: dict[str, Any] = {
+        "model": model,
+        "max_tokens": req.output_len,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "temperature": 0.0,
+    }
+    if ignore_eos:
+        payload["ignore_eos"] = True  # vLLM/SGLang extension: generate exactly max_tokens
+        payload["min_tokens"] = req.output_len
+    if chat:
+        payload["messages"] = req.prompt
+    else:
+        payload["prompt"] = req.prompt
+    return payload
+
+
+def _content(choice: dict[str, Any]) -> str:
+    if "delta" in choice:
+        return str((choice.get("delta") or {}).get("content") or "")
+    return str(choice.get("text") or "")
+
+
+def _usage(rec: RequestRecord, usage: dict[str, Any]) -> None:
+    rec.prompt_tokens = usage.get("prompt_tokens")
+    rec.output_tokens = usage.get("completion_tokens")
+    details = usage.get("prompt_tokens_details") or {}
+    rec.cached_tokens = details.get("cached_tokens")
+
+
+async def send(
+    client: httpx.AsyncClient, url: str, payload: dict[str, Any], rec: RequestRecord, t0: float, timeout_s: float
+) -> RequestRecord:
+    """POST ``payload`` to ``url`` and fill ``rec``; never raises (errors land in ``rec.error``)."""
+    import httpx
+
+    rec.sent_s = time.perf_counter() - t0
+    try:
+        async with client.stream("POST", url, json=payload, timeout=timeout_s) as resp:
+            if resp.status_code != 200:
+                text = (await resp.aread()).decode("utf-8", "replace")
+                rec.error = f"HTTP {resp.status_code}: {text[:200]}"
+                return rec
+            async for line in resp.aiter_lines():
+                now = time.perf_counter() - t0
+                if not line.startswith("data:"):
+                    continue
+                data = line[5:].strip()
+                if data == "[DONE]":
+                    break
+                try:
+                    event = json.loads(data)
+                except json.JSONDecodeError:
+                    rec.error = f"bad SSE data: {data[:80]!r}"
+                    return rec
+                if event.get("error"):
+                    rec.error = f"stream error: {str(event['error'])[:200]}"
+                    return rec
+                if any(_content(c) for c in event.get("choices") or []):
+                    rec.chunk_s.append(now)
+                if event.get("usage"):
+                    _usage(rec, event["usage"])
+        rec.end_s = time.perf_counter() - t0
+        if not rec.chunk_s:
+            rec.error = "no content in the stream"
+    except httpx.TimeoutException:
+        rec.error = f"timeout after {timeout_s:g} s"
+    except httpx.HTTPError as exc:
+        rec.error = f"{type(exc).__name__}: {exc}"[:200]
+    return rec

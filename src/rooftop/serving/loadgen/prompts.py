@@ -1,0 +1,116 @@
+"""Requests to send: synthetic prompts with length distributions, or a JSONL dataset.
+
+Synthetic prompts for /v1/completions are lists of token ids, so the engine sees exactly the
+asked number of prompt tokens without a tokenizer here; for chat they are text of one short word
+per token (about one token each for common tokenizers).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rooftop.errors import WorkloadError
+
+FIRST_ID, LAST_ID = 100, 500  # inside any real vocabulary, clear of special tokens
+WORDS = ("the", "a", "of", "to", "and", "in", "is", "it", "on", "for")
+
+
+@dataclass(frozen=True)
+class Lengths:
+    """A length distribution: fixed (mean), normal (mean:stddev) or uniform (low-high); ≥ 1."""
+
+    mean: int
+    stddev: float = 0.0
+    low: int = 0
+    high: int = 0
+
+    def draw(self, n: int, rng: np.random.Generator) -> list[int]:
+        """``n`` lengths."""
+        if self.high:
+            return [int(x) for x in rng.integers(self.low, self.high + 1, size=n)]
+        if self.stddev > 0:
+            return [max(1, round(x)) for x in rng.normal(self.mean, self.stddev, size=n)]
+        return [self.mean] * n
+
+
+def parse_lengths(text: str, name: str) -> Lengths:
+    """'256' fixed, '1024:256' normal mean:stddev, '128-512' uniform."""
+    t = str(text).strip()
+    if m := re.fullmatch(r"(\d+)", t):
+        value = Lengths(int(m[1]))
+    elif m := re.fullmatch(r"(\d+):(\d+(?:\.\d+)?)", t):
+        value = Lengths(int(m[1]), float(m[2]))
+    elif m := re.fullmatch(r"(\d+)-(\d+)", t):
+        low, high = int(m[1]), int(m[2])
+        if low > high:
+            raise WorkloadError(f"--{name} {t!r}: range is inverted")
+        value = Lengths((low + high) // 2, low=low, high=high)
+    else:
+        raise WorkloadError(f"--{name} {t!r}: expected N, MEAN:STDDEV or LOW-HIGH")
+    if value.mean < 1 or (value.high and value.low < 1):
+        raise WorkloadError(f"--{name} {t!r}: lengths must be ≥ 1")
+    return value
+
+
+@dataclass(frozen=True)
+class Request:
+    """One request: a prompt (token ids or text, or chat messages) and the output tokens to ask for."""
+
+    prompt: list[int] | str | list[dict[str, str]]
+    output_len: int
+    prompt_len: int | None = None  # known exactly for token-id prompts
+
+
+def synthetic(n: int, prompt: Lengths, output: Lengths, chat: bool = False, seed: int = 0) -> list[Request]:
+    """``n`` random prompts with lengths from ``prompt`` and output budgets from ``output``."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for p_len, o_len in zip(prompt.draw(n, rng), output.draw(n, rng)):
+        if chat:
+            text = " ".join(WORDS[i] for i in rng.integers(0, len(WORDS), size=p_len))
+            out.append(Request([{"role": "user", "content": text}], o_len))
+        else:
+            ids = [int(x) for x in rng.integers(FIRST_ID, LAST_ID, size=p_len)]
+            out.append(Request(ids, o_len, p_len))
+    return out
+
+
+def dataset(path: str | Path, n: int, output: Lengths, chat: bool = False, seed: int = 0) -> list[Request]:
+    """``n`` requests from a JSONL file of {"prompt": str} or {"messages": [...]} (optional "output_len").
+
+    Lines are reused in order when the file has fewer than ``n``.
+    """
+    p = Path(path)
+    try:
+        lines = [ln for ln in p.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    except OSError as exc:
+        raise WorkloadError(f"{p}: cannot read dataset: {exc.strerror}") from exc
+    rows: list[dict[str, Any]] = []
+    for i, line in enumerate(lines, 1):
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            raise WorkloadError(f"{p}:{i}: not JSON") from None
+        if not isinstance(row, dict) or not isinstance(row.get("prompt", row.get("messages")), str | list):
+            raise WorkloadError(f"{p}:{i}: expected an object with 'prompt' (text) or 'messages'")
+        rows.append(row)
+    if not rows:
+        raise WorkloadError(f"{p}: empty dataset")
+    budgets = output.draw(n, np.random.default_rng(seed))
+    out = []
+    for i in range(n):
+        row = rows[i % len(rows)]
+        o_len = int(row.get("output_len", budgets[i]))
+        if "messages" in row:
+            out.append(Request(list(row["messages"]), o_len))
+        elif chat:
+            out.append(Request([{"role": "user", "content": str(row["prompt"])}], o_len))
+        else:
+            out.append(Request(str(row["prompt"]), o_len))
+    return out

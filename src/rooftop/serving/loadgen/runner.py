@@ -1,0 +1,92 @@
+"""Drive requests open-loop: each leaves at its scheduled offset whether or not others finished.
+
+A request that cannot finish within ``timeout_s`` is recorded as a timeout (never dropped).
+``max_concurrency`` (optional) caps in-flight requests, which turns the open loop into a capped
+one, as ``vllm bench serve --max-concurrency`` does; the lag it causes shows in schedule_lag_s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rooftop.serving.loadgen.client import RequestRecord, body, send
+from rooftop.serving.loadgen.prompts import Request
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where to send: base URL (http://host:port), served model name, API flavour."""
+
+    base_url: str
+    model: str
+    chat: bool = False
+    ignore_eos: bool = True
+
+    @property
+    def url(self) -> str:
+        """The completions endpoint."""
+        path = "/v1/chat/completions" if self.chat else "/v1/completions"
+        return self.base_url.rstrip("/").removesuffix("/v1") + path
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Per-request records and the run's wall duration (first send → last end)."""
+
+    records: tuple[RequestRecord, ...]
+    duration_s: float
+    started_unix_s: float
+
+
+async def _run(
+    target: Target,
+    requests: Sequence[Request],
+    offsets: NDArray[np.float64],
+    timeout_s: float,
+    max_concurrency: int | None,
+    on_done: Callable[[RequestRecord], None] | None,
+) -> RunResult:
+    import httpx
+
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
+    gate = asyncio.Semaphore(max_concurrency) if max_concurrency else None
+    records = [RequestRecord(i, float(offsets[i])) for i in range(len(requests))]
+    started_unix = time.time()
+    async with httpx.AsyncClient(limits=limits, timeout=timeout_s) as client:
+        t0 = time.perf_counter()
+
+        async def one(i: int) -> None:
+            delay = records[i].scheduled_s - (time.perf_counter() - t0)
+            if delay > 0:
+                await asyncio.sleep(delay)
+            payload = body(requests[i], target.model, target.chat, target.ignore_eos)
+            if gate is None:
+                await send(client, target.url, payload, records[i], t0, timeout_s)
+            else:
+                async with gate:
+                    await send(client, target.url, payload, records[i], t0, timeout_s)
+            if on_done:
+                on_done(records[i])
+
+        await asyncio.gather(*(one(i) for i in range(len(requests))))
+        ends = [r.end_s if r.end_s == r.end_s else r.sent_s for r in records]
+        duration = max(ends) - min(r.sent_s for r in records) if records else 0.0
+    return RunResult(tuple(records), float(duration), started_unix)
+
+
+def run(
+    target: Target,
+    requests: Sequence[Request],
+    offsets: NDArray[np.float64],
+    timeout_s: float = 300.0,
+    max_concurrency: int | None = None,
+    on_done: Callable[[RequestRecord], None] | None = None,
+) -> RunResult:
+    """Send ``requests`` at ``offsets`` (s) to ``target``; block until every one ended or timed out."""
+    return asyncio.run(_run(target, requests, offsets, timeout_s, max_concurrency, on_done))

@@ -1,0 +1,83 @@
+"""Records → the bench summary: TTFT/TPOT/ITL/E2E quantiles, throughput, goodput against SLOs.
+
+Definitions (docs/serving.md): TTFT = first content chunk − send; ITL = gap between successive
+content chunks; TPOT = (E2E − TTFT)/(n − 1) per request (n from usage); E2E = last content chunk
+− send. Failed and timed-out requests are excluded from latency quantiles but count in
+``requests`` and in goodput's denominator (they never meet an SLO). Goodput = requests meeting
+every given SLO per second of the run (DistServe / vllm bench serve --goodput).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from rooftop.serving.loadgen.client import RequestRecord
+
+QUANTILES = (50, 90, 99)
+
+
+@dataclass(frozen=True)
+class Slo:
+    """Latency objectives in seconds (None = not set)."""
+
+    ttft_s: float | None = None
+    tpot_s: float | None = None
+    e2e_s: float | None = None
+
+    def met(self, r: RequestRecord) -> bool:
+        """Whether request ``r`` succeeded and met every objective set (n ≤ 1 ⇒ TPOT 0)."""
+        if not r.ok:
+            return False
+        tpot = r.tpot_s if r.n_tokens > 1 else 0.0
+        checks = ((self.ttft_s, r.ttft_s), (self.tpot_s, tpot), (self.e2e_s, r.e2e_s))
+        return all(limit is None or value <= limit for limit, value in checks)
+
+    def to_dict(self) -> dict[str, float | None]:
+        """{'ttft_s': …, 'tpot_s': …, 'e2e_s': …}."""
+        return {"ttft_s": self.ttft_s, "tpot_s": self.tpot_s, "e2e_s": self.e2e_s}
+
+
+def quantiles(values: Sequence[float]) -> dict[str, float | None]:
+    """{'p50','p90','p99','mean'} of the finite values (None when there are none)."""
+    arr = np.asarray([v for v in values if math.isfinite(v)], dtype=np.float64)
+    if arr.size == 0:
+        return {**{f"p{q}": None for q in QUANTILES}, "mean": None}
+    return {**{f"p{q}": float(np.percentile(arr, q)) for q in QUANTILES}, "mean": float(arr.mean())}
+
+
+def summarize(records: Sequence[RequestRecord], duration_s: float, slo: Slo) -> dict[str, Any]:
+    """The bench JSON: requests, failed, ttft_s, tpot_s, itl_s, e2e_s, throughput, goodput_rps, slo."""
+    ok = [r for r in records if r.ok]
+    out_tokens = sum(r.n_tokens for r in ok)
+    prompt_tokens = sum(r.prompt_tokens or 0 for r in ok)
+    good = sum(1 for r in records if slo.met(r))
+    per_s = 1.0 / duration_s if duration_s > 0 else float("nan")
+    errors: dict[str, int] = {}
+    for r in records:
+        if not r.ok:
+            kind = r.error.split(":")[0] or "no content"
+            errors[kind] = errors.get(kind, 0) + 1
+    lags = [r.schedule_lag_s for r in records if math.isfinite(r.sent_s)]
+    return {
+        "requests": len(records),
+        "completed": len(ok),
+        "failed": len(records) - len(ok),
+        "errors": errors,
+        "duration_s": duration_s,
+        "ttft_s": quantiles([r.ttft_s for r in ok]),
+        "tpot_s": quantiles([r.tpot_s for r in ok]),
+        "itl_s": quantiles([g for r in ok for g in r.itl_s]),
+        "e2e_s": quantiles([r.e2e_s for r in ok]),
+        "input_tokens": prompt_tokens,
+        "output_tokens": out_tokens,
+        "request_throughput_rps": len(ok) * per_s,
+        "output_tokens_per_s": out_tokens * per_s,
+        "goodput_rps": good * per_s,
+        "slo": slo.to_dict(),
+        "schedule_lag_s": quantiles(lags),
+    }

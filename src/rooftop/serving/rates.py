@@ -1,0 +1,43 @@
+"""Counter increases and rates between snapshots, with Prometheus-style reset detection.
+
+A counter that goes down was reset (the engine restarted): the increase over that interval is
+the new value itself (everything counted since the restart), never a negative number.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+def increase(values: Sequence[float]) -> tuple[float, int]:
+    """Total increase over successive counter readings, and how many resets were seen."""
+    total, resets = 0.0, 0
+    for before, after in itertools.pairwise(values):
+        if after < before:
+            resets += 1
+            total += after
+        else:
+            total += after - before
+    return total, resets
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A counter's increase over an interval, and the rate per second."""
+
+    delta: float
+    interval_s: float
+    reset: bool
+
+    @property
+    def per_s(self) -> float:
+        """Increase per second (NaN for an empty interval)."""
+        return self.delta / self.interval_s if self.interval_s > 0 else float("nan")
+
+
+def rate(before: float, after: float, interval_s: float) -> Rate:
+    """The rate of one counter between two readings ``interval_s`` apart."""
+    delta, resets = increase([before, after])
+    return Rate(delta, interval_s, resets > 0)

@@ -1,0 +1,259 @@
+"""Continuous watch: poll sources, keep a durable JSONL log, report gaps and engine restarts.
+
+Each poll of a source yields an Observation (canonical scalars and histograms of its engine) or
+an error. Between two good observations of one source a Window holds the counter increases
+(resets detected: an engine restart never yields a negative rate), the gauges and the windowed
+histograms. Every observation and every event (error, gap, reset) is appended to the log and
+flushed to disk before the loop goes on; a restarted watcher reads the log back and continues
+from the last observation of each source, so nothing it had is lost.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rooftop.errors import RooftopError, TelemetryError
+from rooftop.serving.engines import EngineMap, detect, engine_map
+from rooftop.serving.exposition import Snapshot
+from rooftop.serving.histograms import Histogram
+from rooftop.serving.rates import rate
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One good poll of one source, reduced to canonical metrics."""
+
+    source: str
+    time_s: float
+    engine: str
+    scalars: dict[str, float]
+    histograms: dict[str, Histogram]
+    deprecated: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The log line."""
+        return {
+            "t": self.time_s,
+            "source": self.source,
+            "engine": self.engine,
+            "scalars": self.scalars,
+            "hist": {
+                k: {"sum": h.sum, "count": h.count, "buckets": [[_edge(e), c] for e, c in h.buckets]}
+                for k, h in self.histograms.items()
+            },
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Observation:
+        """Inverse of to_json."""
+        hist = {
+            k: Histogram(tuple((float(e), float(c)) for e, c in v["buckets"]), float(v["sum"]), float(v["count"]))
+            for k, v in d.get("hist", {}).items()
+        }
+        return cls(d["source"], float(d["t"]), d["engine"], {k: float(v) for k, v in d["scalars"].items()}, hist)
+
+
+def _edge(edge: float) -> float | str:
+    return edge if math.isfinite(edge) else "+Inf"  # JSON has no infinity
+
+
+def observe(snap: Snapshot, source: str, engine: str | None = None) -> Observation:
+    """Reduce a snapshot to canonical metrics with ``engine``'s map (detected when None)."""
+    emap: EngineMap = engine_map(engine) if engine else detect(snap)
+    return Observation(
+        source, snap.time_s, emap.engine, emap.scalars(snap), emap.histograms(snap), tuple(emap.deprecated_in_use(snap))
+    )
+
+
+@dataclass(frozen=True)
+class Window:
+    """What happened at one source between two observations."""
+
+    source: str
+    engine: str
+    start_s: float
+    end_s: float
+    deltas: dict[str, float]  # counter increases (reset-aware)
+    gauges: dict[str, float]
+    histograms: dict[str, Histogram]  # observations made inside the window
+    reset: bool
+
+    @property
+    def interval_s(self) -> float:
+        """Window length in seconds."""
+        return self.end_s - self.start_s
+
+    def per_s(self, key: str) -> float:
+        """A counter's rate over the window (NaN when absent)."""
+        if key not in self.deltas or self.interval_s <= 0:
+            return float("nan")
+        return self.deltas[key] / self.interval_s
+
+
+def window(before: Observation, after: Observation) -> Window:
+    """The Window between two observations of one source."""
+    emap = engine_map(after.engine)
+    deltas, gauges, reset = {}, {}, False
+    for key, value in after.scalars.items():
+        if emap.kind(key) == "counter":
+            if key in before.scalars:
+                r = rate(before.scalars[key], value, after.time_s - before.time_s)
+                deltas[key], reset = r.delta, reset or r.reset
+        else:
+            gauges[key] = value
+    hists = {k: h.minus(before.histograms[k]) if k in before.histograms else h for k, h in after.histograms.items()}
+    return Window(after.source, after.engine, before.time_s, after.time_s, deltas, gauges, hists, reset)
+
+
+class JsonlLog:
+    """Append-only JSONL; each line flushed and fsync'd before the call returns."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    def append(self, record: dict[str, Any]) -> None:
+        """Write one record durably."""
+        line = json.dumps(_clean(record), allow_nan=False)
+        with self.path.open("a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    def read(self) -> list[dict[str, Any]]:
+        """Every well-formed record (a line torn by a crash is skipped)."""
+        if not self.path.exists():
+            return []
+        out = []
+        for line in self.path.read_text(encoding="utf-8").splitlines():
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+        return out
+
+
+def _clean(obj: Any) -> Any:
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _clean(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_clean(v) for v in obj]
+    return obj
+
+
+Fetcher = Callable[[str], Snapshot]
+
+
+@dataclass
+class SourceState:
+    """What the watcher remembers per source."""
+
+    last: Observation | None = None
+    failing_since: float | None = None
+    last_error: str = ""
+
+
+@dataclass
+class Watcher:
+    """Poll sources with ``fetch``; log observations and events; hand each new Window to the caller."""
+
+    sources: list[str]
+    fetch: Fetcher
+    log: JsonlLog | None = None
+    engine: str | None = None
+    state: dict[str, SourceState] = field(default_factory=dict)
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        for s in self.sources:
+            self.state.setdefault(s, SourceState())
+        if self.log:
+            self._resume()
+
+    def _resume(self) -> None:
+        assert self.log is not None
+        for rec in self.log.read():
+            src = rec.get("source")
+            if src in self.state and "scalars" in rec:
+                self.state[src].last = Observation.from_json(rec)
+
+    def _event(self, record: dict[str, Any]) -> None:
+        self.events.append(record)
+        if self.log:
+            self.log.append(record)
+
+    def poll(self) -> list[Window]:
+        """Poll every source once; return the windows that closed. Never raises for a bad source."""
+        out = []
+        for src in self.sources:
+            st = self.state[src]
+            now = time.time()
+            try:
+                obs = observe(self.fetch(src), src, self.engine)
+            except RooftopError as exc:
+                if st.failing_since is None:
+                    st.failing_since = now
+                st.last_error = str(exc)
+                self._event({"t": now, "source": src, "event": "error", "error": str(exc)})
+                continue
+            if st.failing_since is not None:
+                since = st.last.time_s if st.last else st.failing_since
+                self._event(
+                    {
+                        "t": obs.time_s,
+                        "source": src,
+                        "event": "gap",
+                        "from": since,
+                        "to": obs.time_s,
+                        "gap_s": obs.time_s - since,
+                        "error": st.last_error,
+                    }
+                )
+                st.failing_since, st.last_error = None, ""
+            if self.log:
+                self.log.append(obs.to_json())
+            if st.last is not None and st.last.engine == obs.engine and obs.time_s > st.last.time_s:
+                w = window(st.last, obs)
+                if w.reset:
+                    self._event(
+                        {
+                            "t": obs.time_s,
+                            "source": src,
+                            "event": "reset",
+                            "detail": "a counter went down: the engine restarted",
+                        }
+                    )
+                out.append(w)
+            st.last = obs
+        return out
+
+    def run(self, interval_s: float, on_windows: Callable[[list[Window]], None], polls: int | None = None) -> None:
+        """Poll every ``interval_s`` until ``polls`` polls (forever when None) or Ctrl-C."""
+        done = 0
+        while polls is None or done < polls:
+            started = time.monotonic()
+            on_windows(self.poll())
+            done += 1
+            if polls is not None and done >= polls:
+                break
+            time.sleep(max(0.0, interval_s - (time.monotonic() - started)))
+
+
+def file_or_url(source: str, timeout_s: float) -> Snapshot:
+    """Fetch a URL, or read a saved exposition file."""
+    from rooftop.serving.sources import fetch, read_file
+
+    if source.startswith(("http://", "https://")):
+        return fetch(source, timeout_s)
+    if Path(source).exists():
+        return read_file(source)
+    raise TelemetryError(f"{source}: neither an http(s) URL nor an existing exposition file")

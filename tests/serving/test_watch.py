@@ -1,0 +1,104 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rooftop.errors import TelemetryError
+from rooftop.serving.exporter import parse_address
+from rooftop.serving.exposition import parse
+from rooftop.serving.histograms import Histogram
+from rooftop.serving.rates import increase, rate
+from rooftop.serving.watch import JsonlLog, Observation, Watcher, file_or_url, observe
+from tests.serving.stub_server import StubServer
+
+
+def vllm_text(prompt: float, gen: float, ttft_counts: tuple[float, float] = (1, 2)) -> str:
+    return (
+        "# TYPE vllm:prompt_tokens_total counter\n"
+        f'vllm:prompt_tokens_total{{engine="0",model_name="m"}} {prompt}\n'
+        "# TYPE vllm:generation_tokens_total counter\n"
+        f'vllm:generation_tokens_total{{engine="0",model_name="m"}} {gen}\n'
+        "# TYPE vllm:num_requests_waiting gauge\n"
+        'vllm:num_requests_waiting{engine="0",model_name="m"} 0\n'
+        "# TYPE vllm:time_to_first_token_seconds histogram\n"
+        f'vllm:time_to_first_token_seconds_bucket{{le="0.1",model_name="m"}} {ttft_counts[0]}\n'
+        f'vllm:time_to_first_token_seconds_bucket{{le="+Inf",model_name="m"}} {ttft_counts[1]}\n'
+        f'vllm:time_to_first_token_seconds_count{{model_name="m"}} {ttft_counts[1]}\n'
+        'vllm:time_to_first_token_seconds_sum{model_name="m"} 0.3\n'
+    )
+
+
+def test_increase_with_reset() -> None:
+    # 10 → 30 (+20), restart → 5 (+5 since the restart), → 8 (+3)
+    assert increase([10, 30, 5, 8]) == (28, 1)
+    r = rate(100, 40, 2.0)
+    assert r.reset and r.delta == 40 and r.per_s == 20
+
+
+def test_histogram_quantiles_by_hand() -> None:
+    # 10 observations: 4 ≤ 0.1, 9 ≤ 0.5, 10 ≤ +Inf
+    h = Histogram(((0.1, 4), (0.5, 9), (float("inf"), 10)), 2.0, 10)
+    assert h.quantile(0.2) == pytest.approx(0.05)  # rank 2 of 4 in [0, 0.1]
+    assert h.quantile(0.5) == pytest.approx(0.1 + 0.4 * (5 - 4) / 5)  # rank 5 in (0.1, 0.5]: 0.18
+    assert h.quantile(0.99) == 0.5  # +Inf bucket answers the last finite edge
+    older = Histogram(((0.1, 1), (0.5, 2), (float("inf"), 2)), 0.5, 2)
+    assert h.minus(older) == Histogram(((0.1, 3), (0.5, 7), (float("inf"), 8)), 1.5, 8)
+    assert h.minus(Histogram(((0.1, 50), (0.5, 50), (float("inf"), 50)), 9, 50)) is h  # restart: whole
+
+
+def test_watch_windows_rates_and_resume(tmp_path) -> None:
+    texts = iter([vllm_text(100, 50), vllm_text(300, 150, (3, 5)), vllm_text(20, 10)])
+    times = iter([0.0, 2.0, 4.0])
+    log = JsonlLog(tmp_path / "w.jsonl")
+    w = Watcher(["src"], lambda _s: parse(next(texts), next(times), "src"), log)
+    assert w.poll() == []
+    (win,) = w.poll()
+    assert win.per_s("prompt_tokens") == 100.0  # (300 − 100) / 2 s
+    assert win.per_s("generation_tokens") == 50.0
+    assert win.histograms["ttft_s"].count == 3  # 5 − 2 observations inside the window
+    (win2,) = w.poll()
+    assert win2.reset and win2.deltas["prompt_tokens"] == 20  # restart: counted from zero, never negative
+    records = log.read()
+    assert [r.get("event") for r in records] == [None, None, None, "reset"]
+    # a new watcher resumes from the last observation in the log (inf bucket edges survive JSON)
+    w2 = Watcher(["src"], lambda _s: parse(vllm_text(30, 12), 6.0, "src"), log)
+    assert w2.state["src"].last.time_s == 4.0
+    (win3,) = w2.poll()
+    assert win3.deltas["prompt_tokens"] == 10
+
+
+def test_hanging_and_garbage_endpoints_are_reported_with_url(tmp_path) -> None:
+    stub = StubServer(metrics=vllm_text(1, 1)).start()
+    try:
+        w = Watcher([stub.url], lambda s: file_or_url(s, 0.5), JsonlLog(tmp_path / "l.jsonl"))
+        w.poll()
+        stub.mode = "garbage"
+        assert w.poll() == []
+        err = w.state[stub.url].last_error
+        assert (f"{stub.url}/metrics" in err and "no samples" in err) or "not Prometheus" in err
+        stub.mode = "hang"
+        assert w.poll() == []
+        assert "hanging" in w.state[stub.url].last_error and stub.url in w.state[stub.url].last_error
+        stub.mode = "ok"
+        stub.metrics = vllm_text(5, 5)
+        (win,) = w.poll()
+        assert win.deltas["prompt_tokens"] == 4
+        events = [json.loads(x) for x in (tmp_path / "l.jsonl").read_text().splitlines() if "event" in x]
+        assert [e["event"] for e in events] == ["error", "error", "gap"]
+    finally:
+        stub.stop()
+
+
+def test_observation_roundtrip() -> None:
+    obs = observe(parse(vllm_text(1, 2), 5.0, "s"), "s")
+    back = Observation.from_json(json.loads(json.dumps(obs.to_json())))
+    assert back.histograms == obs.histograms and back.scalars == obs.scalars
+
+
+def test_bad_sources() -> None:
+    with pytest.raises(TelemetryError, match="neither"):
+        file_or_url("nope.prom", 1.0)
+    with pytest.raises(TelemetryError, match="loopback"):
+        parse_address("0.0.0.0:9109")
+    assert parse_address("127.0.0.1:9109") == ("127.0.0.1", 9109)
