@@ -21,6 +21,7 @@ from rooftop.errors import RooftopError
 COMMANDS: dict[str, str] = {
     "analyze": "rooftop.cli.analyze:analyze",
     "hardware": "rooftop.cli.catalog:hardware",
+    "import": "rooftop.cli.import_:import_",
     "models": "rooftop.cli.catalog:models",
 }
 

@@ -15,6 +15,7 @@ CHECK_FIRST: dict[str, str] = {
     "launch": "CPU→GPU gaps, the distribution of kernel durations",
     "communication": "collective durations and their overlap with compute",
     "scheduler": "queue age, batch churn, preemptions",
+    "host": "CPU ops and synchronisations inside the GPU's idle gaps (largest gap first)",
 }
 
 REMEDIES: dict[str, tuple[Remedy, ...]] = {
@@ -68,6 +69,17 @@ REMEDIES: dict[str, tuple[Remedy, ...]] = {
             "pipeline/expert parallelism across nodes; disaggregate prefill and decode",
             "pipeline bubbles; KV transfer between pools",
         ),
+    ),
+    "host": (
+        Remedy(
+            "remove host synchronisations from the step (.item(), .cpu(), cudaDeviceSynchronize, blocking copies)",
+            "values needed on the host arrive later; control flow on them must move to the device",
+        ),
+        Remedy(
+            "overlap input preparation with GPU work (DataLoader workers, pinned memory, non_blocking copies)",
+            "more host memory and threads",
+        ),
+        Remedy("capture the steady-state step in a CUDA graph (torch.compile mode='reduce-overhead')", "static shapes"),
     ),
     "scheduler": (
         Remedy("iteration-level scheduling and chunked prefill", "fairness and tail-latency trade-offs"),
