@@ -15,6 +15,7 @@ CHECK_FIRST: dict[str, str] = {
     "launch": "CPU→GPU gaps, the distribution of kernel durations",
     "communication": "collective durations and their overlap with compute",
     "scheduler": "queue age, batch churn, preemptions",
+    "kernel-efficiency": "occupancy, tile shapes and memory access pattern (coalescing, bank conflicts)",
     "host": "CPU ops and synchronisations inside the GPU's idle gaps (largest gap first)",
 }
 
@@ -69,6 +70,17 @@ REMEDIES: dict[str, tuple[Remedy, ...]] = {
             "pipeline/expert parallelism across nodes; disaggregate prefill and decode",
             "pipeline bubbles; KV transfer between pools",
         ),
+    ),
+    "kernel-efficiency": (
+        Remedy(
+            "use a tuned library kernel (cuBLAS/cutlass, FlashAttention/FlashInfer) or autotune tiles (Triton)",
+            "tuning and compile time; library kernels cover fewer fused variants",
+        ),
+        Remedy(
+            "fix the access pattern: coalesced, vectorised loads; shared-memory tiling without bank conflicts",
+            "engineering effort per kernel",
+        ),
+        Remedy("give the kernel more work per launch (larger batch, fused ops) to fill the SMs", "latency per step"),
     ),
     "host": (
         Remedy(

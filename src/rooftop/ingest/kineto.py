@@ -32,6 +32,7 @@ I64 = NDArray[np.int64]
 
 KERNEL, MEMCPY, MEMSET = 0, 1, 2
 _NUMBER = (int, float)
+_ID = (int, str)
 
 
 @dataclass(frozen=True)
@@ -227,7 +228,8 @@ class _Builder:
         if type(ev) is not dict:
             self.skipped["event is not a JSON object"] += 1
             return
-        kind = self.cat_kind.get(ev.get("cat"))  # type: ignore[arg-type]
+        cat = ev.get("cat")
+        kind = self.cat_kind.get(cat) if type(cat) is str else None
         if kind is None or ev.get("ph", "X") != "X":
             return
         ts, dur = ev.get("ts"), ev.get("dur", 0)
@@ -254,7 +256,8 @@ class _Builder:
             self._cpu(ev, ts, dur, args)
 
     def _thread(self, ev: dict[str, Any]) -> int:
-        key = (ev.get("pid"), ev.get("tid"))
+        pid, tid_ = ev.get("pid"), ev.get("tid")
+        key = (pid if type(pid) in _ID else repr(pid), tid_ if type(tid_) in _ID else repr(tid_))
         tid = self.threads.get(key)
         if tid is None:
             tid = self.threads[key] = len(self.threads)
@@ -290,7 +293,7 @@ class _Builder:
         c["thread"].append(self._thread(ev))
         c["ext"].append(_int(args.get(self.a["external_id"])))
         c["name"].append(self.name_id(name))
-        if name in self.shape_ops:
+        if type(name) is str and name in self.shape_ops:
             dims = args.get(self.a["input_dims"])
             if dims is not None:
                 self.shapes[row] = (dims, args.get(self.a["input_type"]))

@@ -85,7 +85,7 @@ def read_ncu(path: str | Path) -> NcuFile:
     start = header_index(lines)
     if start < 0:
         raise TraceFormatError(f'{p}: no Nsight Compute header ("ID",...,"Kernel Name",...) found')
-    rows = list(csv.reader(lines[start:]))
+    rows = [r for r in csv.reader(lines[start:]) if any(c.strip() for c in r)]
     header = rows[0]
     units: dict[str, float] = load("ncu_v1")["units"]
     out = NcuFile(str(p), [], {}, {})
@@ -103,13 +103,12 @@ def _skip(out: NcuFile, reason: str) -> None:
 
 
 def _long(header: list[str], rows: list[list[str]], units: dict[str, float], out: NcuFile) -> None:
-    col = {name: i for i, name in enumerate(header)}
+    needed = max(header.index(c) for c in (ID, KERNEL, "Metric Name", "Metric Value"))
     section = load("ncu_v1")["roofline"]["section"]
     by_id: dict[tuple[str, str], NcuLaunch] = {}
     for row in rows:
-        if len(row) < len(header) - 5 or not row[col[ID]].strip():  # trailing rule columns may be cut
-            if any(c.strip() for c in row):
-                _skip(out, "short or unnamed row")
+        if len(row) <= needed or not row[0].strip():  # trailing rule columns may be cut, not the metric
+            _skip(out, "short or unnamed row")
             continue
         cell = dict(zip(header, row))
         metric, unit = cell.get("Metric Name", ""), cell.get("Metric Unit", "")
@@ -126,7 +125,7 @@ def _long(header: list[str], rows: list[list[str]], units: dict[str, float], out
         if cell.get("Section Name") == section and label:
             out.roofline.setdefault(label, {})[metric] = v
             continue
-        key = (row[col[ID]], cell.get(KERNEL, ""))
+        key = (row[0], cell.get(KERNEL, ""))
         launch = by_id.get(key)
         if launch is None:
             info = {k: cell.get(k, "") for k in ("Device", "CC", "Block Size", "Grid Size", "Stream", "Process Name")}

@@ -37,14 +37,16 @@ def _numel(shape: Sequence[int]) -> float:
 def _mm(a: Dims, b: Dims) -> tuple[float, Dims]:
     # [m, k] @ [k, n] -> [m, n]: 2 m k n
     m, k = a
-    n = b[1]
+    k2, n = b
+    _same(k, k2)
     return 2.0 * m * k * n, [m, n]
 
 
 def _bmm(a: Dims, b: Dims) -> tuple[float, Dims]:
     # [B, m, k] @ [B, k, n] -> [B, m, n]: 2 B m k n
     bt, m, k = a
-    n = b[2]
+    _, k2, n = b
+    _same(k, k2)
     return 2.0 * bt * m * k * n, [bt, m, n]
 
 
@@ -64,7 +66,10 @@ def _matmul(a: Dims, b: Dims) -> tuple[float, Dims]:
 
 def _linear(x: Dims, w: Dims) -> tuple[float, Dims]:
     # x [..., k] @ w[n, k]^T -> [..., n]: 2 * numel(x) * n
-    n = w[0]
+    n, k = w
+    if not x:
+        raise ValueError("linear of a scalar")
+    _same(x[-1], k)
     return 2.0 * _numel(x) * n, [*x[:-1], n]
 
 
@@ -79,6 +84,11 @@ def _attention(q: Dims, k: Dims, v: Dims, heads_axis: int) -> tuple[float, Dims]
         s_k = k[1]
     d_v = v[-1]
     return 2.0 * b * h * s_q * s_k * (d + d_v), [*q[:-1], d_v]
+
+
+def _same(k: int, k2: int) -> None:
+    if k != k2:
+        raise ValueError(f"inner dimensions differ: {k} vs {k2}")
 
 
 def _broadcast(a: Sequence[int], b: Sequence[int]) -> Dims:

@@ -29,7 +29,9 @@ _SUMMED = ("span_s", "busy_s", "idle_s", "compute_s", "non_compute_s", "kernels"
 def step_of(trace: Trace, joined: Joined) -> np.ndarray[Any, np.dtype[np.int64]]:
     """Per GPU row, the index into ``trace.steps`` (-1 outside every step)."""
     g = trace.gpu
-    when = np.where(joined.launch >= 0, trace.launches.ts_us[np.clip(joined.launch, 0, None)], g.ts_us)
+    when = g.ts_us.copy()
+    has = joined.launch >= 0
+    when[has] = trace.launches.ts_us[joined.launch[has]]
     if not trace.steps or when.size == 0:
         return np.full(when.size, -1, dtype=np.int64)
     starts = np.array([s[1] for s in trace.steps])

@@ -42,9 +42,7 @@ def measured_below_roof(ev: Evidence) -> list[Finding]:
                 f"{len(slow)} measured kernel(s) reach < {EFFICIENCY:.0%} of the roof at their intensity; "
                 f"largest: {worst[0].label[:60]} at {worst[1]:.0%} ({worst[0].level})"
             ),
-            bottleneck="compute"
-            if worst[0].flops > 0 and worst[0].intensity >= ev.roofs.ridge(worst[0].dtype, worst[0].level)
-            else "memory-efficiency",
+            bottleneck=_bottleneck(worst[0], ev),
             evidence={
                 "kernels": [
                     {
@@ -56,8 +54,15 @@ def measured_below_roof(ev: Evidence) -> list[Finding]:
                     }
                     for p, e in slow[:10]
                 ],
-            },  # fmt: skip
-            remedies=REMEDIES["compute"] if worst[0].flops > 0 else REMEDIES["weight-bandwidth"],
-            check_first="occupancy, tile shapes and memory access pattern (coalescing, bank conflicts) of these kernels",
+            },
+            remedies=REMEDIES["kernel-efficiency"],
+            check_first=CHECK_FIRST["kernel-efficiency"],
         )
     ]
+
+
+def _bottleneck(p: RooflinePoint, ev: Evidence) -> str:
+    """'compute' right of the ridge, 'memory-efficiency' left of it or without FLOPs."""
+    if p.flops > 0 and p.intensity >= ev.roofs.ridge(p.dtype, p.level):
+        return "compute"
+    return "memory-efficiency"

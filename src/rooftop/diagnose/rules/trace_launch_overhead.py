@@ -24,13 +24,14 @@ def trace_launch_overhead(ev: Evidence) -> list[Finding]:
         return []
     graphs = tl.get("cuda_graph", {})
     in_graphs = graphs.get("graph_kernels", 0) / tl["kernels"]
+    call_us = launch.get("call_median_s", 0.0) * 1e6
     return [
         Finding(
             code="launch-overhead",
             severity="warn",
             title=(
                 f"{short:.0%} of {tl['kernels']} kernels run shorter than their launch call "
-                f"(median kernel {median * 1e6:.3g} µs, median launch call {launch.get('call_median_s', 0) * 1e6:.3g} µs"
+                f"(median kernel {median * 1e6:.3g} µs, median launch call {call_us:.3g} µs"
                 f"; {in_graphs:.0%} from CUDA-graph replays)"
             ),
             bottleneck="launch",
