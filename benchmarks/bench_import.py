@@ -81,9 +81,8 @@ def rooftop_env() -> dict[str, str]:
 
 
 def fixtures() -> None:
-    print(
-        f"{'fixture':32} {'rooftop s':>10} {'HTA s':>8} {'speed-up':>9} {'rooftop MB':>11} {'HTA MB':>8} {'mem ratio':>9}"
-    )
+    head = ("rooftop s", "HTA s", "speed-up", "rooftop MB", "HTA MB", "mem ratio")
+    print(f"{'fixture':32} " + " ".join(f"{h:>10}" for h in head))
     speed, memory = [], []
     for trace in sorted(FIXTURES.glob("*.json.gz")):
         with tempfile.TemporaryDirectory() as tmp:
@@ -100,8 +99,8 @@ def fixtures() -> None:
         s, m = theirs["time_s"] / ours["time_s"], ours["peak_rss_bytes"] / theirs["peak_rss_bytes"]
         speed.append(s)
         memory.append(m)
-        print(f"{trace.name:32} {ours['time_s']:10.3f} {theirs['time_s']:8.3f} {s:8.1f}x "
-              f"{ours['peak_rss_bytes'] / 2**20:11.0f} {theirs['peak_rss_bytes'] / 2**20:8.0f} {m:9.2f}")  # fmt: skip
+        print(f"{trace.name:32} {ours['time_s']:10.3f} {theirs['time_s']:10.3f} {s:9.1f}x "
+              f"{ours['peak_rss_bytes'] / 2**20:10.0f} {theirs['peak_rss_bytes'] / 2**20:10.0f} {m:10.2f}")  # fmt: skip
     if speed:
         geo = lambda xs: float(__import__("math").prod(xs) ** (1 / len(xs)))  # noqa: E731
         print(f"geometric mean: rooftop is {geo(speed):.1f}x faster than HTA (target >= 5x) and uses "
@@ -127,12 +126,15 @@ def write_synthetic(path: Path, target_bytes: int) -> int:
             name = KERNEL_NAMES[corr % len(KERNEL_NAMES)]
             dims = '"Input Dims": [[4096, 4096], [4096, 4096]], "Input type": ["c10::BFloat16", "c10::BFloat16"], '
             chunk = (
-                f'{{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": {ts:.3f}, "dur": 12.5, '
+                f'{{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, '
+                f'"ts": {ts:.3f}, "dur": 12.5, '
                 f'"args": {{"External id": {corr}, {dims}"Sequence number": {corr}}}}},\n'
                 f'{{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, '
-                f'"ts": {ts + 2:.3f}, "dur": 5.25, "args": {{"External id": {corr}, "cbid": 211, "correlation": {corr}}}}},\n'
+                f'"ts": {ts + 2:.3f}, "dur": 5.25, '
+                f'"args": {{"External id": {corr}, "cbid": 211, "correlation": {corr}}}}},\n'
                 f'{{"ph": "s", "id": {corr}, "pid": 1, "tid": 1, "ts": {ts + 2:.3f}, "cat": "ac2g", "name": "ac2g"}},\n'
-                f'{{"ph": "X", "cat": "kernel", "name": "{name}", "pid": 0, "tid": 7, "ts": {ts + 9:.3f}, "dur": 7.125, '
+                f'{{"ph": "X", "cat": "kernel", "name": "{name}", "pid": 0, "tid": 7, '
+                f'"ts": {ts + 9:.3f}, "dur": 7.125, '
                 f'"args": {{"External id": {corr}, "queued": 0, "device": 0, "context": 1, "stream": 7, '
                 f'"correlation": {corr}, "registers per thread": 168, "shared memory": 81920, "grid": [132, 1, 1], '
                 f'"block": [256, 1, 1], "est. achieved occupancy %": 12}}}},\n'

@@ -70,7 +70,8 @@ class CpuTable:
     thread: I64
     external_id: I64
     name_id: I64
-    shapes: dict[int, tuple[Any, Any]]  # row -> (Input Dims, Input type), only for ops in ops_v1.toml
+    shape_id: I64  # index into ``shapes`` (-1: none); only ops listed in ops_v1.toml keep shapes
+    shapes: list[tuple[Any, Any]]  # distinct (Input Dims, Input type): a model repeats a few shapes
 
 
 @dataclass(frozen=True)
@@ -207,9 +208,10 @@ class _Builder:
             k: array("q") for k in ("corr", "ext", "thread", "name")
         }
         self.c: dict[str, array[Any]] = {k: array("d") for k in ("ts", "dur")} | {
-            k: array("q") for k in ("thread", "ext", "name")
+            k: array("q") for k in ("thread", "ext", "name", "shape")
         }
-        self.shapes: dict[int, tuple[Any, Any]] = {}
+        self.shapes: dict[str, int] = {}
+        self.shape_list: list[tuple[Any, Any]] = []
         self.steps: list[tuple[str, float, float]] = []
         self.comm: dict[int, dict[str, Any]] = {}
         self.skipped: Counter[str] = Counter()
@@ -287,16 +289,22 @@ class _Builder:
             self.steps.append((name, float(ts), float(dur)))
             return
         c = self.c
-        row = len(c["ts"])
         c["ts"].append(ts)
         c["dur"].append(dur)
         c["thread"].append(self._thread(ev))
         c["ext"].append(_int(args.get(self.a["external_id"])))
         c["name"].append(self.name_id(name))
+        sid = -1
         if type(name) is str and name in self.shape_ops:
             dims = args.get(self.a["input_dims"])
             if dims is not None:
-                self.shapes[row] = (dims, args.get(self.a["input_type"]))
+                types = args.get(self.a["input_type"])
+                key = repr((dims, types))  # interned: memory grows with distinct shapes, not with ops
+                sid = self.shapes.get(key, -1)
+                if sid < 0:
+                    sid = self.shapes[key] = len(self.shape_list)
+                    self.shape_list.append((dims, types))
+        c["shape"].append(sid)
 
     def finish(self, path: str, meta: dict[str, Any]) -> Trace:
         g, l, c = self.g, self.l, self.c
@@ -316,7 +324,9 @@ class _Builder:
             launches=LaunchTable(
                 _f(l["ts"]), _f(l["dur"]), _i(l["corr"]), _i(l["ext"]), _i(l["thread"]), _i(l["name"])
             ),
-            cpu=CpuTable(_f(c["ts"]), _f(c["dur"]), _i(c["thread"]), _i(c["ext"]), _i(c["name"]), self.shapes),
+            cpu=CpuTable(
+                _f(c["ts"]), _f(c["dur"]), _i(c["thread"]), _i(c["ext"]), _i(c["name"]), _i(c["shape"]), self.shape_list
+            ),
             steps=sorted(self.steps, key=lambda s: s[1]),
             comm_args=self.comm,
             metadata=meta,
