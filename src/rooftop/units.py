@@ -19,6 +19,8 @@ PETA = 1e15
 KIB = 2**10
 MIB = 2**20
 GIB = 2**30
+MICRO = 1e-6  # µs -> s (Kineto ts/dur)
+NANO = 1e-9  # ns -> s (Nsight exports)
 
 _PREFIX = {"": 1.0, "k": KILO, "K": KILO, "M": MEGA, "G": GIGA, "T": TERA, "P": PETA}
 _BINARY = {"Ki": KIB, "Mi": MIB, "Gi": GIB, "Ti": 2.0**40}

@@ -6,5 +6,6 @@ the layer where analytic, measured and live points meet; the sources never impor
 """
 
 from rooftop.api.analyze import analyze, analyze_one, workloads_for
+from rooftop.api.ingest import import_path
 
-__all__ = ["analyze", "analyze_one", "workloads_for"]
+__all__ = ["analyze", "analyze_one", "import_path", "workloads_for"]

@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "analyze": "rooftop.cli.analyze:analyze",
     "bench": "rooftop.cli.bench:bench",
     "hardware": "rooftop.cli.catalog:hardware",
+    "import": "rooftop.cli.import_:import_",
     "models": "rooftop.cli.catalog:models",
     "sweep": "rooftop.cli.sweep:sweep_command",
     "report": "rooftop.cli.report:report",

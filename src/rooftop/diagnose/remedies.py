@@ -15,8 +15,9 @@ CHECK_FIRST: dict[str, str] = {
     "launch": "CPU→GPU gaps, the distribution of kernel durations",
     "communication": "collective durations and their overlap with compute",
     "scheduler": "queue age, batch churn, preemptions",
-    "kernel-efficiency": "the kernel each slow operator runs, its shapes and dtype, and what it fuses",
+    "kernel-efficiency": "the kernel each slow operator runs: shapes, dtype, occupancy, access pattern, fusion",
     "kv-capacity": "KV-cache usage, preemptions, max_num_seqs against the KV blocks available",
+    "host": "CPU ops and synchronisations inside the GPU's idle gaps (largest gap first)",
 }
 
 REMEDIES: dict[str, tuple[Remedy, ...]] = {
@@ -71,19 +72,35 @@ REMEDIES: dict[str, tuple[Remedy, ...]] = {
             "pipeline bubbles; KV transfer between pools",
         ),
     ),
-    "scheduler": (
-        Remedy("iteration-level scheduling and chunked prefill", "fairness and tail-latency trade-offs"),
-        Remedy("cap the batch at the goodput-optimal point rather than the largest that fits", "lower peak throughput"),
-    ),
     "kernel-efficiency": (
+        Remedy(
+            "use a tuned library kernel (cuBLAS/cutlass, FlashAttention/FlashInfer) or autotune tiles (Triton)",
+            "tuning and compile time; library kernels cover fewer fused variants",
+        ),
+        Remedy(
+            "fix the access pattern: coalesced, vectorised loads; shared-memory tiling without bank conflicts",
+            "engineering effort per kernel",
+        ),
+        Remedy("give the kernel more work per launch (larger batch, fused ops) to fill the SMs", "latency per step"),
         Remedy(
             "fuse elementwise chains (norm, activation, rotary) into one kernel (torch.compile, fused ops)",
             "compile time; dynamic shapes may recompile",
         ),
+    ),
+    "host": (
         Remedy(
-            "use the library kernel for the shape (SDPA/flash attention, oneDNN/cuBLAS GEMM, packed weights)",
-            "kernel support varies by dtype and shape",
+            "remove host synchronisations from the step (.item(), .cpu(), cudaDeviceSynchronize, blocking copies)",
+            "values needed on the host arrive later; control flow on them must move to the device",
         ),
+        Remedy(
+            "overlap input preparation with GPU work (DataLoader workers, pinned memory, non_blocking copies)",
+            "more host memory and threads",
+        ),
+        Remedy("capture the steady-state step in a CUDA graph (torch.compile mode='reduce-overhead')", "static shapes"),
+    ),
+    "scheduler": (
+        Remedy("iteration-level scheduling and chunked prefill", "fairness and tail-latency trade-offs"),
+        Remedy("cap the batch at the goodput-optimal point rather than the largest that fits", "lower peak throughput"),
     ),
     "kv-capacity": (
         Remedy(

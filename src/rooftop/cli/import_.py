@@ -1,0 +1,88 @@
+"""`rooftop import`: Kineto traces, Nsight Compute CSVs and nsys summaries as measured roofline points."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import partial
+
+import click
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn
+
+from rooftop.api.ingest import Progress as ProgressFn
+from rooftop.api.ingest import import_path
+from rooftop.cli.analyze import roofs_option
+from rooftop.cli.output import emit, output_options
+from rooftop.report.imported import render_import
+
+
+@contextmanager
+def _progress() -> Iterator[ProgressFn]:
+    console = Console(stderr=True)
+    with Progress(
+        SpinnerColumn(), TextColumn("{task.description}"), console=console, transient=True,
+        disable=not console.is_terminal,
+    ) as bar:  # fmt: skip
+        task = bar.add_task("reading", total=None)
+
+        def report(path: str, events: int) -> None:
+            bar.update(task, description=f"reading {path}: {events:,} events")
+
+        yield report
+
+
+@click.command(name="import")
+@click.argument("path", type=click.Path(exists=True))
+@click.option("--hardware", "-H", help="A catalog device for the roofs (rooftop hardware list).")
+@click.option("--catalog", type=click.Path(dir_okay=False), help="An extra TOML hardware catalog layer.")
+@click.option("--peak-tflops", help="Override every compute roof, e.g. '800' (needs --hardware).")
+@click.option("--bandwidth", help="Override the HBM roof, e.g. '3 TB/s' (needs --hardware).")
+@click.option("--top", type=click.IntRange(min=1), default=15, show_default=True, help="Points shown per file.")
+@output_options
+def import_(
+    path: str,
+    hardware: str | None,
+    catalog: str | None,
+    peak_tflops: str | None,
+    bandwidth: str | None,
+    top: int,
+    as_json: bool,
+    output: str | None,
+) -> None:
+    """Import what a profiler already captured and place it on the roofline.
+
+    PATH is a file or a folder (a folder of per-rank traces gives one result per rank).
+    The format is recognised from the content:
+
+    \b
+      Kineto / PyTorch-profiler trace   .json or .json.gz (torch.profiler export_chrome_trace)
+      Nsight Compute CSV                ncu --csv --page raw ...  or  --page details
+      Nsight Systems kernel summary     nsys stats --report cuda_gpu_kern_sum --format csv
+
+    Traces give a timeline (busy, idle, largest gap and its cause, NCCL time and its overlap
+    with compute, launch delay, CUDA-graph replays, per-ProfilerStep breakdown, the last step
+    included) and points per (CPU op, kernel) with FLOPs and bytes from the ops' shapes.
+    Nsight Compute gives one point per kernel and memory level (DRAM as hbm, L2, L1).
+    Without --hardware, roofs come from the ncu roofline section when exported; else none.
+
+    \b
+    Examples:
+      rooftop import trace.json.gz --hardware a100-80gb-sxm
+      rooftop import traces/ -H h100-sxm --json > run.json        # one result per rank
+      rooftop import ncu.csv -H h100-sxm
+      rooftop import decode_cuda_gpu_kern_sum.csv
+    """
+    roofs = roofs_option(hardware, catalog, peak_tflops, bandwidth) if hardware else None
+    if not hardware and (peak_tflops or bandwidth):
+        raise click.UsageError("--peak-tflops and --bandwidth override catalog roofs: pass --hardware too")
+    with _progress() as report:
+        run = import_path(path, roofs, report)
+    emit(run, as_json, output, render=partial(_render, top=top))
+
+
+def _render(run, console, top: int) -> None:  # type: ignore[no-untyped-def]
+    from rooftop.report import imported
+
+    imported.TOP = top
+    render_import(run, console)

@@ -1,0 +1,234 @@
+"""Nsight Compute CSV exports -> one roofline point per kernel launch and memory level.
+
+Two export styles are read, both possibly preceded by program output and ``==PROF==`` lines:
+
+* long (``--page details``, or ``--csv`` with ``--metrics``): one row per metric with
+  ``Metric Name``, ``Metric Unit``, ``Metric Value`` columns;
+* wide (``--page raw``): one row per launch, a header of metric names and a units row.
+
+Values may carry thousands separators, auto-scaled units (``Mbyte``, ``us``) and ``n/a``.
+Metric names and unit factors are data (``mappings/ncu_v1.toml``). FLOPs: SASS add/mul (1) and
+fma (2) per precision plus the tensor-pipe counters; bytes per level: DRAM (``hbm``), L2, L1.
+The SpeedOfLight roofline section, when exported, gives theoretical roofs (per-cycle peak × clock).
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rooftop.core.points import Phase, RooflinePoint, Source
+from rooftop.core.roofs import ComputeRoof, MemoryRoof, RoofKind, Roofs
+from rooftop.errors import TraceFormatError
+from rooftop.ingest.kernel_classes import classify, short_kernel
+from rooftop.ingest.mapping import load
+
+ID, KERNEL = "ID", "Kernel Name"
+
+
+@dataclass
+class NcuLaunch:
+    """One profiled launch: identity columns and its metrics in SI (missing = absent key)."""
+
+    id: str
+    kernel: str
+    info: dict[str, str]
+    metrics: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class NcuFile:
+    """Everything read from one export."""
+
+    path: str
+    launches: list[NcuLaunch]
+    roofline: dict[str, dict[str, float]]  # body item label -> metric -> SI value
+    skipped: dict[str, int]
+
+
+def _lines(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8-sig", errors="strict").splitlines()
+    except OSError as exc:
+        raise TraceFormatError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise TraceFormatError(f"{path}: not a text CSV ({exc.reason} at byte {exc.start})") from exc
+
+
+def header_index(lines: list[str]) -> int:
+    """Index of the ncu CSV header line (first cell ``ID`` and a ``Kernel Name`` column), -1 if none."""
+    for i, line in enumerate(lines):
+        stripped = line.lstrip("\ufeff").strip()
+        if stripped.startswith(('"ID"', "ID,")):
+            cells = next(csv.reader([stripped]))
+            if cells and cells[0] == ID and KERNEL in cells:
+                return i
+    return -1
+
+
+def value(text: str, unit: str, units: dict[str, float]) -> float | None:
+    """SI value of one cell: thousands separators dropped, 'n/a'/'' -> None; unknown unit -> ValueError."""
+    raw = text.strip().replace(",", "")
+    if raw in ("", "n/a", "N/A", "nan"):
+        return None
+    if unit not in units:
+        raise ValueError(f"unknown unit {unit!r}")
+    return float(raw) * float(units[unit])
+
+
+def read_ncu(path: str | Path) -> NcuFile:
+    """Parse one ncu CSV export (long or wide); a file with no ncu header raises TraceFormatError."""
+    p = Path(path)
+    lines = _lines(p)
+    start = header_index(lines)
+    if start < 0:
+        raise TraceFormatError(f'{p}: no Nsight Compute header ("ID",...,"Kernel Name",...) found')
+    rows = [r for r in csv.reader(lines[start:]) if any(c.strip() for c in r)]
+    header = rows[0]
+    units: dict[str, float] = load("ncu_v1")["units"]
+    out = NcuFile(str(p), [], {}, {})
+    if "Metric Name" in header and "Metric Value" in header:
+        _long(header, rows[1:], units, out)
+    else:
+        _wide(header, rows[1:], units, out)
+    if not out.launches and not out.roofline:
+        raise TraceFormatError(f"{p}: Nsight Compute header but no kernel rows")
+    return out
+
+
+def _skip(out: NcuFile, reason: str) -> None:
+    out.skipped[reason] = out.skipped.get(reason, 0) + 1
+
+
+def _long(header: list[str], rows: list[list[str]], units: dict[str, float], out: NcuFile) -> None:
+    needed = max(header.index(c) for c in (ID, KERNEL, "Metric Name", "Metric Value"))
+    section = load("ncu_v1")["roofline"]["section"]
+    by_id: dict[tuple[str, str], NcuLaunch] = {}
+    for row in rows:
+        if len(row) <= needed or not row[0].strip():  # trailing rule columns may be cut, not the metric
+            _skip(out, "short or unnamed row")
+            continue
+        cell = dict(zip(header, row))
+        metric, unit = cell.get("Metric Name", ""), cell.get("Metric Unit", "")
+        if not metric:
+            continue
+        try:
+            v = value(cell.get("Metric Value", ""), unit, units)
+        except ValueError as exc:
+            _skip(out, f"{metric}: {exc}")
+            continue
+        if v is None:
+            continue
+        label = cell.get("Body Item Label", "")
+        if cell.get("Section Name") == section and label:
+            out.roofline.setdefault(label, {})[metric] = v
+            continue
+        key = (row[0], cell.get(KERNEL, ""))
+        launch = by_id.get(key)
+        if launch is None:
+            info = {k: cell.get(k, "") for k in ("Device", "CC", "Block Size", "Grid Size", "Stream", "Process Name")}
+            launch = by_id[key] = NcuLaunch(key[0], key[1], info)
+        launch.metrics.setdefault(metric, v)
+    out.launches.extend(by_id.values())
+
+
+def _wide(header: list[str], rows: list[list[str]], units: dict[str, float], out: NcuFile) -> None:
+    unit_row = rows[0] if rows and not rows[0][0].strip() else [""] * len(header)
+    data = rows[1:] if rows and not rows[0][0].strip() else rows
+    if not data:
+        raise TraceFormatError(f"{out.path}: Nsight Compute raw page with a units row but no launches")
+    for row in data:
+        if len(row) != len(header):
+            _skip(out, f"row with {len(row)} cells for {len(header)} columns")
+            continue
+        cell = dict(zip(header, row))
+        info = {k: cell.get(k, "") for k in ("Device", "CC", "Block Size", "Grid Size", "Stream", "Process Name")}
+        launch = NcuLaunch(cell[ID], cell.get(KERNEL, ""), info)
+        for name, text, unit in zip(header, row, unit_row):
+            if "__" not in name:  # identity columns (ID, Kernel Name, ...) are not metrics
+                continue
+            try:
+                v = value(text, unit, units)
+            except ValueError as exc:
+                _skip(out, f"{name}: {exc}")
+                continue
+            if v is not None:
+                launch.metrics[name] = v
+        out.launches.append(launch)
+
+
+def _flops(metrics: dict[str, float]) -> tuple[float, str]:
+    mapping = load("ncu_v1")
+    for table in (mapping["flops"], mapping["flops_fallback"]):
+        by_dtype: dict[str, float] = {}
+        for name, (per, dtype) in table.items():
+            if name in metrics:
+                by_dtype[dtype] = by_dtype.get(dtype, 0.0) + metrics[name] * per
+        if by_dtype:
+            top = max(by_dtype, key=lambda d: by_dtype[d])
+            return sum(by_dtype.values()), top if by_dtype[top] > 0 else ""
+    return 0.0, ""
+
+
+def _level_bytes(metrics: dict[str, float]) -> dict[str, float]:
+    out = {}
+    for level, alternatives in load("ncu_v1")["bytes"].items():
+        for names in alternatives:
+            present = [metrics[n] for n in names if n in metrics]
+            if present:
+                out[level] = sum(present)
+                break
+    return out
+
+
+def launch_points(launch: NcuLaunch, path: str) -> list[RooflinePoint]:
+    """One point per memory level with counters (an ``hbm`` point with 0 bytes when there are none).
+
+    A launch without a duration metric gives no point (the caller records it as skipped).
+    """
+    time_s = next((launch.metrics[n] for n in load("ncu_v1")["time"] if n in launch.metrics), None)
+    if time_s is None:
+        return []
+    flops, dtype = _flops(launch.metrics)
+    levels = _level_bytes(launch.metrics) or {"hbm": 0.0}
+    kc = classify(launch.kernel)
+    return [
+        RooflinePoint(
+            label=f"#{launch.id} {short_kernel(launch.kernel)}",
+            op=kc.op,
+            phase=Phase.UNKNOWN,
+            flops=flops,
+            bytes=moved,
+            time_s=time_s,
+            dtype=dtype,
+            source=Source.NCU,
+            level=level,
+            provenance={"kernel": launch.kernel, "id": launch.id, "class": kc.name, "file": path, **launch.info},
+        )
+        for level, moved in levels.items()
+    ]
+
+
+def theoretical_roofs(ncu: NcuFile, name: str) -> Roofs | None:
+    """Roofs from the SpeedOfLight roofline section (peak per cycle × clock), or None without it."""
+    spec = load("ncu_v1")["roofline"]
+    compute: list[ComputeRoof] = []
+    memory: list[MemoryRoof] = []
+    source = f"{ncu.path} (ncu {spec['section']})"
+    for label, (peak_metric, dtype) in spec["peaks"].items():
+        item = ncu.roofline.get(label, {})
+        if peak_metric in item and spec["sm_clock"] in item:
+            compute.append(ComputeRoof(dtype, item[peak_metric] * item[spec["sm_clock"]], RoofKind.THEORETICAL, source))
+        if not memory and spec["dram_bytes_per_cycle"] in item and spec["dram_clock"] in item:
+            bw = item[spec["dram_bytes_per_cycle"]] * item[spec["dram_clock"]]
+            memory.append(MemoryRoof("hbm", bw, RoofKind.THEORETICAL, source))
+    if not compute and not memory:
+        return None
+    return Roofs(name=name, compute=tuple(compute), memory=tuple(memory), identity={"from": "ncu roofline section"})
+
+
+def summary(ncu: NcuFile) -> dict[str, Any]:
+    """What the file held: launches, roofline items, skipped rows by reason."""
+    return {"launches": len(ncu.launches), "roofline_items": sorted(ncu.roofline), "skipped": dict(ncu.skipped)}

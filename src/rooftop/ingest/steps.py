@@ -1,0 +1,78 @@
+"""Per-``ProfilerStep`` breakdown: span, idle, compute and non-compute time of each step.
+
+A GPU activity (kernel, memcpy, memset) belongs to the step whose ``ProfilerStep#N`` interval
+holds its launch call (its own start when the launch is not in the trace). Per step, like HTA's
+temporal breakdown: span = last end - first start of the step's GPU activities, busy = their union,
+idle = span - busy, compute = union of non-communication kernels, non_compute = busy - compute.
+
+The last step is KEPT and flagged ``last: true``. HTA drops it because the profiler may stop
+while its kernels still run; rooftop reports it so nothing measured disappears, and
+``totals_without_last`` gives the HTA-comparable sums.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rooftop.ingest import intervals as iv
+from rooftop.ingest.join import Joined
+from rooftop.ingest.kernel_classes import is_communication
+from rooftop.ingest.kineto import KERNEL, Trace
+from rooftop.ingest.timeline import name_mask
+from rooftop.units import MICRO
+
+_SUMMED = ("span_s", "busy_s", "idle_s", "compute_s", "non_compute_s", "kernels", "activities")
+
+
+def step_of(trace: Trace, joined: Joined) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """Per GPU row, the index into ``trace.steps`` (-1 outside every step)."""
+    g = trace.gpu
+    when = g.ts_us.copy()
+    has = joined.launch >= 0
+    when[has] = trace.launches.ts_us[joined.launch[has]]
+    if not trace.steps or when.size == 0:
+        return np.full(when.size, -1, dtype=np.int64)
+    starts = np.array([s[1] for s in trace.steps])
+    ends = starts + np.array([s[2] for s in trace.steps])
+    idx = np.searchsorted(starts, when, side="right") - 1
+    inside = (idx >= 0) & (when <= ends[np.clip(idx, 0, None)])
+    return np.where(inside, idx, -1).astype(np.int64)
+
+
+def breakdown(trace: Trace, joined: Joined) -> dict[str, Any]:
+    """``{"steps": [...], "totals_without_last": {...}}``; empty when the trace has no ProfilerStep."""
+    if not trace.steps:
+        return {"steps": [], "totals_without_last": {}}
+    g = trace.gpu
+    which = step_of(trace, joined)
+    comm = name_mask(trace, is_communication)
+    base = float(np.min(g.ts_us)) if g.ts_us.size else 0.0
+    rows = []
+    for k, (name, _, _) in enumerate(trace.steps):
+        sel = which == k
+        entry: dict[str, Any] = {
+            "step": name,
+            "activities": int(sel.sum()),
+            "kernels": int(np.sum(sel & (g.kind == KERNEL))),
+        }
+        if entry["activities"]:
+            ts = g.ts_us[sel] - base
+            busy = iv.merge(ts, ts + g.dur_us[sel])
+            compute_rows = sel & (g.kind == KERNEL) & ~comm
+            cts = g.ts_us[compute_rows] - base
+            compute = iv.length(iv.merge(cts, cts + g.dur_us[compute_rows]))
+            span = float(busy[1][-1] - busy[0][0])
+            entry.update(
+                span_s=span * MICRO,
+                busy_s=iv.length(busy) * MICRO,
+                idle_s=(span - iv.length(busy)) * MICRO,
+                compute_s=compute * MICRO,
+                non_compute_s=(iv.length(busy) - compute) * MICRO,
+            )
+        entry["last"] = k == len(trace.steps) - 1
+        rows.append(entry)
+    kept = rows[:-1]
+    totals = {key: sum(r.get(key, 0) for r in kept) for key in _SUMMED}
+    return {"steps": rows, "totals_without_last": totals}

@@ -1,0 +1,179 @@
+"""Timeline of one trace: busy, idle, gaps and who caused them, launch delay, NCCL overlap, CUDA graphs.
+
+Conventions (shared with the fixture READMEs and HTA):
+
+* kernels only (``cat=kernel``); memcpy/memset are counted apart;
+* busy = length of the union of kernel intervals over every stream; span = first start to last
+  end; idle = span - busy; a gap is a hole between merged intervals;
+* a kernel is communication when its name matches the ``communication`` class (NCCL/RCCL);
+  compute = every other kernel; overlap = |communication union ∩ compute union|;
+* a gap is ``sync`` while a blocking host call (cudaDeviceSynchronize, ...) runs, ``host`` while
+  some CPU op runs (the GPU waits for the host to launch), ``other`` otherwise.
+
+All output durations are seconds (SI); ``largest_gap_start_us`` stays in the trace's clock (µs)
+so the gap can be found in a trace viewer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rooftop.ingest import intervals as iv
+from rooftop.ingest.join import Joined
+from rooftop.ingest.kernel_classes import classify, collective_of, is_communication
+from rooftop.ingest.kineto import KERNEL, MEMCPY, MEMSET, Trace
+from rooftop.ingest.mapping import load
+from rooftop.units import MICRO
+
+GAP_REPORT_US = 10.0  # gaps longer than this are counted (HTA's default threshold)
+
+
+def name_mask(trace: Trace, predicate: Any) -> np.ndarray[Any, np.dtype[np.bool_]]:
+    """Per GPU row: whether ``predicate(name)`` holds, evaluated once per distinct name."""
+    per_name = np.array([bool(predicate(n)) for n in trace.names] or [False], dtype=bool)
+    return per_name[trace.gpu.name_id] if trace.gpu.name_id.size else np.zeros(0, dtype=bool)
+
+
+def _names_in(trace: Trace, ids: np.ndarray[Any, Any], wanted: set[str]) -> np.ndarray[Any, np.dtype[np.bool_]]:
+    per_name = np.array([n in wanted for n in trace.names] or [False], dtype=bool)
+    return per_name[ids] if ids.size else np.zeros(0, dtype=bool)
+
+
+def busy_and_gaps(ts: np.ndarray[Any, Any], dur: np.ndarray[Any, Any], base: float = 0.0) -> dict[str, Any]:
+    """Busy, span, idle (µs) and the largest gap of intervals whose starts are ``ts - base``."""
+    merged = iv.merge(ts, ts + dur)
+    busy = iv.length(merged)
+    span = float(merged[1][-1] - merged[0][0]) if merged[0].size else 0.0
+    g0, g1 = iv.gaps(merged)
+    widths = g1 - g0
+    largest = int(np.argmax(widths)) if widths.size else -1
+    return {
+        "merged": merged,
+        "busy": busy,
+        "span": span,
+        "idle": span - busy,
+        "largest_gap": float(widths[largest]) if largest >= 0 else 0.0,
+        "largest_gap_start": float(g0[largest]) + base if largest >= 0 else float("nan"),
+        "gaps_over": int(np.sum(widths > GAP_REPORT_US)),
+    }
+
+
+def _gap_causes(trace: Trace, merged: iv.Merged, base: float) -> dict[str, float]:
+    gaps = iv.gaps(merged)
+    total = iv.length(gaps)
+    sync_names = set(load("kineto_v1")["runtime"]["sync"])
+    launches = trace.launches
+    is_sync = _names_in(trace, launches.name_id, sync_names)
+    sync_ts = launches.ts_us[is_sync] - base
+    sync = iv.merge(sync_ts, sync_ts + launches.dur_us[is_sync])
+    cpu_ts = trace.cpu.ts_us - base
+    cpu = iv.merge(cpu_ts, cpu_ts + trace.cpu.dur_us)
+    in_sync = iv.overlap(gaps, sync)
+    in_host = iv.overlap(gaps, iv.union(cpu, sync)) - in_sync
+    return {
+        "gap_sync_s": in_sync * MICRO,
+        "gap_host_s": in_host * MICRO,
+        "gap_other_s": (total - in_sync - in_host) * MICRO,
+    }
+
+
+def _launch(trace: Trace, joined: Joined, kernel: np.ndarray[Any, Any]) -> dict[str, Any]:
+    rows = joined.launch[kernel]
+    ok = rows >= 0
+    if not np.any(ok):
+        return {"joined": 0}
+    start = trace.gpu.ts_us[kernel][ok]
+    dur = trace.gpu.dur_us[kernel][ok]
+    call_ts = trace.launches.ts_us[rows[ok]]
+    call_dur = trace.launches.dur_us[rows[ok]]
+    delay = start - call_ts
+    return {
+        "joined": int(ok.sum()),
+        "delay_median_s": float(np.median(delay)) * MICRO,
+        "delay_p90_s": float(np.percentile(delay, 90)) * MICRO,
+        "call_median_s": float(np.median(call_dur)) * MICRO,
+        "kernel_median_s": float(np.median(dur)) * MICRO,
+        "shorter_than_launch_share": float(np.mean(dur < call_dur)),
+    }
+
+
+def _graphs(trace: Trace, joined: Joined, kernel: np.ndarray[Any, Any]) -> dict[str, Any]:
+    graph_names = set(load("kineto_v1")["runtime"]["graph_launch"])
+    is_graph = _names_in(trace, trace.launches.name_id, graph_names)
+    rows = joined.launch[kernel]
+    from_graph = np.zeros(rows.size, dtype=bool)
+    ok = rows >= 0
+    from_graph[ok] = is_graph[rows[ok]]
+    return {"graph_launches": int(is_graph.sum()), "graph_kernels": int(from_graph.sum())}
+
+
+def _collectives(trace: Trace, comm_rows: np.ndarray[Any, Any]) -> list[dict[str, Any]]:
+    from rooftop.dtypes import ALIASES, DTYPES
+
+    table: dict[str, dict[str, Any]] = {}
+    for row in comm_rows.tolist():
+        name = trace.names[int(trace.gpu.name_id[row])]
+        args = trace.comm_args.get(row, {})
+        kind = str(args.get("collective") or collective_of(name) or "unknown").lower()
+        entry = table.setdefault(kind, {"collective": kind, "kernels": 0, "time_s": 0.0, "message_bytes": 0.0})
+        entry["kernels"] += 1
+        entry["time_s"] += float(trace.gpu.dur_us[row]) * MICRO
+        nelems, dt = args.get("in_nelems"), str(args.get("comm_dtype") or "").lower()
+        key = ALIASES.get(dt, dt)
+        if isinstance(nelems, int | float) and key in DTYPES:
+            entry["message_bytes"] += float(nelems) * DTYPES[key].bytes
+    return sorted(table.values(), key=lambda e: -e["time_s"])
+
+
+def analyse(trace: Trace, joined: Joined) -> dict[str, Any]:
+    """The ``timeline`` section of one trace (keys documented in docs/import.md)."""
+    gpu = trace.gpu
+    kernel = gpu.kind == KERNEL
+    # Relative times: a float µs clock near 4e12 has a 0.5 ns step; subtracting first keeps ts + dur exact.
+    base = float(np.min(gpu.ts_us[kernel])) if np.any(kernel) else 0.0
+    ts, dur = gpu.ts_us[kernel] - base, gpu.dur_us[kernel]
+    whole = busy_and_gaps(ts, dur, base)
+    comm_all = name_mask(trace, is_communication)
+    comm = comm_all[kernel]
+    comm_merged = iv.merge(ts[comm], ts[comm] + dur[comm])
+    compute_merged = iv.merge(ts[~comm], ts[~comm] + dur[~comm])
+    unjoined = int(np.sum(joined.launch[kernel] < 0))
+    streams, counts = np.unique(gpu.stream[kernel], return_counts=True)
+    n = int(kernel.sum())
+    return {
+        "kernels": n,
+        "busy_s": whole["busy"] * MICRO,
+        "idle_s": whole["idle"] * MICRO,
+        "span_s": whole["span"] * MICRO,
+        "idle_share": whole["idle"] / whole["span"] if whole["span"] else 0.0,
+        "largest_gap_s": whole["largest_gap"] * MICRO,
+        "largest_gap_start_us": whole["largest_gap_start"],
+        "gaps_over_10us": whole["gaps_over"],
+        "kernel_sum_s": float(np.sum(dur)) * MICRO,
+        **_gap_causes(trace, whole["merged"], base),
+        "nccl_kernels": int(comm.sum()),
+        "nccl_s": iv.length(comm_merged) * MICRO,
+        "nccl_sum_s": float(np.sum(dur[comm])) * MICRO,
+        "comm_compute_overlap_s": iv.overlap(comm_merged, compute_merged) * MICRO,
+        "collectives": _collectives(trace, np.flatnonzero(kernel & comm_all)),
+        "unjoined_kernels": unjoined,
+        "unjoined_share": unjoined / n if n else 0.0,
+        "memcpy": int(np.sum(gpu.kind == MEMCPY)),
+        "memset": int(np.sum(gpu.kind == MEMSET)),
+        "streams": {str(int(s)): int(c) for s, c in zip(streams, counts)},
+        "launch": _launch(trace, joined, kernel),
+        "cuda_graph": _graphs(trace, joined, kernel),
+        "classes": _class_times(trace, kernel),
+        "skipped": dict(trace.skipped),
+    }
+
+
+def _class_times(trace: Trace, kernel: np.ndarray[Any, Any]) -> dict[str, float]:
+    labels = np.array([classify(n).name for n in trace.names] or ["other"])
+    per_kernel = labels[trace.gpu.name_id[kernel]]
+    out: dict[str, float] = {}
+    for label in np.unique(per_kernel).tolist():
+        out[label] = float(np.sum(trace.gpu.dur_us[kernel][per_kernel == label])) * MICRO
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]))

@@ -1,0 +1,67 @@
+"""The import facade: Runs with per-rank results, roofs, sections and skipped files."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from rooftop.api.ingest import import_path
+from rooftop.core import artifact
+from rooftop.core.points import Source
+from rooftop.errors import TraceFormatError
+from rooftop.hardware.catalog import get_roofs
+from tests.conftest import fixture_path
+
+TIMELINE_KEYS = {"kernels", "busy_s", "idle_s", "span_s", "largest_gap_s", "largest_gap_start_us", "nccl_kernels",
+                 "nccl_s", "comm_compute_overlap_s", "unjoined_kernels"}  # fmt: skip
+
+
+def test_trace_run_roundtrips_through_the_artifact() -> None:
+    run = import_path(fixture_path("hta-traces", "a100x16_rank0.json.gz"), get_roofs("a100-80gb-sxm"))
+    data = artifact.run_to_dict(run)
+    (result,) = data["results"]
+    assert TIMELINE_KEYS <= set(result["timeline"])
+    assert result["workload"]["rank"] == 0 and result["workload"]["device"] == "NVIDIA A100-SXM4-80GB"
+    assert {op["source"] for op in result["ops"]} == {"trace"}
+    again = artifact.run_from_dict(data)
+    assert again.results[0].extra["timeline"]["unjoined_kernels"] == 705
+
+
+def test_folder_gives_one_result_per_rank(tmp_path: Path) -> None:
+    for name in ("sampled_rank-0.json.gz", "a100x8_rank3_control.json.gz"):
+        shutil.copy(fixture_path("hta-traces", name), tmp_path / name)
+    (tmp_path / "notes.txt").write_text("not a trace")
+    (tmp_path / "broken.json.gz").write_bytes(fixture_path("hta-traces", "nccl_data.json.gz").read_bytes()[:5000])
+    run = import_path(tmp_path)
+    assert sorted(r.workload["rank"] for r in run.results) == [0, 3]
+    assert set(run.identity["skipped_files"]) == {"notes.txt", "broken.json.gz"}  # the other ranks are kept
+    assert all(TIMELINE_KEYS <= set(r.extra["timeline"]) for r in run.results)
+
+
+def test_ncu_folder_takes_theoretical_roofs_from_the_chart_section() -> None:
+    run = import_path(fixture_path("ncu-csv-llm-perf-opt"))
+    assert len(run.results) == 4  # the four metrics files; chart-only files give roofs, not results
+    assert run.roofs.memory_roof("hbm").kind.value == "theoretical"
+    points = [p for r in run.results for p in r.points]
+    assert {p.source for p in points} == {Source.NCU} and {p.level for p in points} == {"hbm"}
+    gemv = next(r for r in run.results if "kernel_0001" in r.workload["file"])
+    assert "below-roof" in {f.code for f in gemv.findings}  # ~20 % of the DRAM roof (ncu: 19.66 %)
+
+
+def test_single_ncu_file_finds_its_sibling_section() -> None:
+    run = import_path(fixture_path("ncu-csv-llm-perf-opt", "kernel_0009.ncu.metrics.csv"))
+    assert run.roofs.bandwidth("hbm") == pytest.approx(128 * 13.78e9)
+
+
+def test_nsys_breakdown() -> None:
+    run = import_path(fixture_path("nsys-csv-llm-perf-opt", "decode_cuda_gpu_kern_sum.csv"))
+    (result,) = run.results
+    assert result.extra["breakdown"]["groups"]["gemm"]["share"] > 0.49  # gemv + gemm group
+    assert run.roofs.compute == ()  # no --hardware: points are timed, not placed under roofs
+
+
+def test_missing_path() -> None:
+    with pytest.raises(TraceFormatError, match="no such file"):
+        import_path("/nonexistent/trace.json")

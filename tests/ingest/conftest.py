@@ -1,0 +1,84 @@
+"""Helpers for ingest tests: load a fixture trace once, write small synthetic traces."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from rooftop.ingest.join import Joined, join
+from rooftop.ingest.kineto import Trace, read_trace
+from tests.conftest import fixture_path
+
+
+@cache
+def _load(name: str) -> tuple[Trace, Joined]:
+    trace = read_trace(fixture_path("hta-traces", name))
+    return trace, join(trace)
+
+
+def hta(name: str) -> tuple[Trace, Joined]:
+    """A fixture trace and its joins (parsed once per session)."""
+    return _load(name)
+
+
+def kernel(ts: float, dur: float, corr: int = -1, name: str = "k", stream: int = 7, **args: Any) -> dict[str, Any]:
+    """A Kineto kernel event."""
+    return {
+        "ph": "X",
+        "cat": "kernel",
+        "name": name,
+        "pid": 0,
+        "tid": stream,
+        "ts": ts,
+        "dur": dur,
+        "args": {"correlation": corr, "stream": stream, "device": 0, **args},
+    }
+
+
+def launch(
+    ts: float,
+    dur: float,
+    corr: int,
+    name: str = "cudaLaunchKernel",
+    cat: str = "cuda_runtime",
+    tid: int = 1,
+    ext: int = -1,
+) -> dict[str, Any]:
+    """A host launch call."""
+    return {
+        "ph": "X",
+        "cat": cat,
+        "name": name,
+        "pid": 1,
+        "tid": tid,
+        "ts": ts,
+        "dur": dur,
+        "args": {"correlation": corr, "External id": ext},
+    }
+
+
+def cpu_op(ts: float, dur: float, name: str, tid: int = 1, ext: int = -1, **args: Any) -> dict[str, Any]:
+    """A CPU operator."""
+    return {
+        "ph": "X",
+        "cat": "cpu_op",
+        "name": name,
+        "pid": 1,
+        "tid": tid,
+        "ts": ts,
+        "dur": dur,
+        "args": {"External id": ext, **args},
+    }
+
+
+def write_trace(path: Path, events: list[Any], gz: bool = False, **top: Any) -> Path:
+    """Write a Chrome trace with ``events`` (gzip when ``gz``)."""
+    text = json.dumps({"schemaVersion": 1, **top, "traceEvents": events})
+    if gz:
+        path.write_bytes(gzip.compress(text.encode()))
+    else:
+        path.write_text(text)
+    return path

@@ -1,0 +1,43 @@
+"""Kernel-name classes from the data file."""
+
+from __future__ import annotations
+
+import pytest
+
+from rooftop.ingest.kernel_classes import classify, collective_of, short_kernel
+
+
+@pytest.mark.parametrize(
+    "name, cls",
+    [
+        ("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t", "communication"),
+        ("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", "communication"),
+        ("fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<>::Params)", "attention"),
+        ("void flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<128, 64>>(Flash_fwd_params)", "attention"),
+        ("std::enable_if<!T7, void>::type internal::gemvx::kernel<int, int, __nv_bfloat16>(T13)", "gemv"),
+        ("void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_256x128_32x3_tn_align8>(Params)", "gemm"),
+        ("ampere_sgemm_128x64_nn", "gemm"),
+        ("Cijk_Alik_Bljk_SB_Bias_AS_SAV_UserArgs_MT64x16x32_MI16x16x1_SN_LDSB0_AFC1", "gemm"),
+        ("sm80_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc", "conv"),
+        ("void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 32, true, 1>(float)", "norm"),
+        ("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int)", "elementwise"),
+        ("triton_poi_fused_add_cos_sin_0", "elementwise"),
+        ("triton_red_fused_sum_1", "reduce"),
+        ("void fbgemm_gpu::split_embedding_backward_codegen_rowwise_adagrad_kernel<float>()", "embedding"),
+        ("some_unknown_kernel", "other"),
+    ],
+)
+def test_classes(name: str, cls: str) -> None:
+    assert classify(name).name == cls
+
+
+def test_collective_and_short_names() -> None:
+    assert collective_of("ncclKernel_AllReduce_RING_LL_Sum_float") == "AllReduce"
+    assert collective_of("ncclDevKernel_Broadcast_RING_LL") == "Broadcast"
+    assert collective_of("ampere_sgemm") == ""
+    assert (
+        short_kernel("std::enable_if<!T7, void>::type internal::gemvx::kernel<int>(T13)")
+        == "internal::gemvx::kernel<int>"
+    )
+    assert short_kernel("void cutlass::Kernel<cutlass_80_x>(cutlass_80_x::Params)") == "cutlass::Kernel<cutlass_80_x>"
+    assert len(short_kernel("x" * 500)) == 70

@@ -1,0 +1,91 @@
+"""The streaming Kineto reader: counts, metadata, formats, skipped events."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rooftop.errors import TraceFormatError
+from rooftop.ingest.kineto import KERNEL, MEMCPY, MEMSET, read_trace
+from tests.ingest.conftest import hta, kernel, launch, write_trace
+
+COUNTS = {  # README: events, kernels, memcpy, memset
+    "sampled_rank-0.json.gz": (4855, 1154, 40, 10),
+    "nccl_data.json.gz": (40573, 2700, 960, 114),
+    "a100x16_rank0.json.gz": (108936, 6080, 1390, 277),
+    "a100x8_rank3_control.json.gz": (109123, 8568, 228, 654),
+    "alexnet_a100.json.gz": (1408, 79, 16, 3),
+    "mi250_minitoy_rocm.json.gz": (None, 14, 2, 0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COUNTS))
+def test_counts(name: str) -> None:
+    trace, _ = hta(name)
+    events, kernels, memcpy, memset = COUNTS[name]
+    if events is not None:
+        assert trace.events == events
+    kinds = trace.gpu.kind
+    assert (int(np.sum(kinds == KERNEL)), int(np.sum(kinds == MEMCPY)), int(np.sum(kinds == MEMSET))) == (
+        kernels, memcpy, memset)  # fmt: skip
+    assert trace.skipped == {}
+
+
+def test_metadata() -> None:
+    trace, _ = hta("a100x8_rank3_control.json.gz")
+    assert trace.rank == 3 and trace.device_name == "NVIDIA A100-PG509-200"
+    assert int(np.unique(trace.gpu.device[trace.gpu.kind == KERNEL])[0]) == 3  # device 3
+    trace, _ = hta("mi250_minitoy_rocm.json.gz")
+    assert trace.device_name == "AMD Radeon Graphics" and trace.rank is None
+    assert int(trace.gpu.device[0]) == 2  # ROCm device index 2
+    trace, _ = hta("sampled_rank-0.json.gz")
+    assert trace.device_name == "" and trace.rank == 0  # no deviceProperties
+
+
+def test_float_timestamps_keep_ns_fractions() -> None:
+    trace, _ = hta("nccl_data.json.gz")
+    frac = trace.gpu.ts_us - np.floor(trace.gpu.ts_us)
+    assert np.any(frac > 0)
+
+
+def test_steps_and_shapes() -> None:
+    trace, _ = hta("sampled_rank-0.json.gz")
+    assert [s[0] for s in trace.steps] == ["ProfilerStep#551", "ProfilerStep#552"]
+    rows = (trace.cpu.shape_id >= 0).nonzero()[0]
+    assert rows.size and len(trace.cpu.shapes) < rows.size  # Input Dims kept for the matmul family, interned
+    names = {trace.names[int(trace.cpu.name_id[r])] for r in rows}
+    assert names <= {"aten::mm", "aten::bmm", "aten::addmm", "aten::linear", "aten::matmul", "aten::baddbmm"}
+
+
+def test_bare_array_and_plain_json(tmp_path: Path) -> None:
+    import json
+
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps([kernel(10, 5, 1), launch(8, 1, 1)]))
+    trace = read_trace(path)
+    assert trace.gpu.ts_us.tolist() == [10.0] and trace.launches.correlation.tolist() == [1]
+
+
+def test_skipped_events_are_counted(tmp_path: Path) -> None:
+    events = [kernel(0, 5, 1), kernel("x", 5, 2), kernel(10, -3, 3), 7, {"cat": "kernel", "ph": "X"}]
+    trace = read_trace(write_trace(tmp_path / "t.json.gz", events, gz=True))
+    assert trace.gpu.ts_us.tolist() == [0.0]
+    assert trace.skipped == {
+        "kernel event without numeric ts/dur": 2,
+        "kernel event with negative duration": 1,
+        "event is not a JSON object": 1,
+    }
+
+
+def test_no_kernels_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(TraceFormatError, match="no GPU kernel events"):
+        read_trace(write_trace(tmp_path / "t.json", [launch(0, 1, 1)]))
+
+
+def test_not_json(tmp_path: Path) -> None:
+    path = tmp_path / "x.json"
+    path.write_text("hello")
+    with pytest.raises(TraceFormatError, match="not a JSON trace"):
+        read_trace(path)
