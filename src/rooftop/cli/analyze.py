@@ -6,24 +6,11 @@ import click
 
 from rooftop.api import analyze as run_analysis
 from rooftop.api import workloads_for
-from rooftop.cli.options import IntList
+from rooftop.cli.options import DTYPES, IntList, catalog_roofs, hardware_options
 from rooftop.cli.output import emit, output_options
 from rooftop.core.points import Phase
-from rooftop.core.roofs import Roofs
 from rooftop.core.workload import Workload
-from rooftop.hardware.catalog import get_roofs
 from rooftop.models.presets import resolve_model
-from rooftop.units import parse_bytes_per_s, parse_flop_per_s
-
-DTYPES = ["fp32", "tf32", "bf16", "fp16", "fp8", "fp8_e4m3", "fp8_e5m2", "int8", "int4", "fp4"]
-
-
-def roofs_option(hardware: str, catalog: str | None, peak: str | None, bandwidth: str | None) -> Roofs:
-    """Catalog roofs with optional user overrides (--peak-tflops, --bandwidth)."""
-    roofs = get_roofs(hardware, catalog)
-    return roofs.with_overrides(
-        parse_flop_per_s(peak) if peak else None, parse_bytes_per_s(bandwidth) if bandwidth else None
-    )
 
 
 @click.command()
@@ -34,9 +21,7 @@ def roofs_option(hardware: str, catalog: str | None, peak: str | None, bandwidth
     show_default=True,
     help="A preset name (rooftop models list) or a local config.json file or folder.",
 )
-@click.option(
-    "--hardware", "-H", default="h100-sxm", show_default=True, help="A catalog device (rooftop hardware list)."
-)
+@hardware_options()
 @click.option(
     "--phase",
     type=click.Choice(["prefill", "decode", "both"]),
@@ -102,9 +87,6 @@ def roofs_option(hardware: str, catalog: str | None, peak: str | None, bandwidth
     show_default=True,
     help="Group size of weight-only quantisation scales.",
 )
-@click.option("--peak-tflops", help="Override every compute roof, e.g. '800' or '800 TFLOP/s'.")
-@click.option("--bandwidth", help="Override the HBM roof, e.g. '3 TB/s'.")
-@click.option("--catalog", type=click.Path(dir_okay=False), help="An extra TOML hardware catalog layer.")
 @click.option(
     "--memory-utilization",
     type=click.FloatRange(0.01, 1.0),
@@ -155,7 +137,7 @@ def analyze(
       rooftop analyze -m llama-cpu-small --dtype fp32 --phase decode -b 1,32 --calibrated  # after `rooftop profile`
     """
     spec = resolve_model(model)
-    roofs = roofs_option(hardware, catalog, peak_tflops, bandwidth)
+    roofs = catalog_roofs(hardware, catalog, peak_tflops, bandwidth)
     base = Workload(
         weight_dtype=weight_dtype or dtype,
         act_dtype=act_dtype or dtype,

@@ -12,7 +12,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn
 
 from rooftop.api.ingest import Progress as ProgressFn
 from rooftop.api.ingest import import_path
-from rooftop.cli.analyze import roofs_option
+from rooftop.cli.options import catalog_roofs, hardware_options
 from rooftop.cli.output import emit, output_options
 from rooftop.report.imported import render_import
 
@@ -34,10 +34,7 @@ def _progress() -> Iterator[ProgressFn]:
 
 @click.command(name="import")
 @click.argument("path", type=click.Path(exists=True))
-@click.option("--hardware", "-H", help="A catalog device for the roofs (rooftop hardware list).")
-@click.option("--catalog", type=click.Path(dir_okay=False), help="An extra TOML hardware catalog layer.")
-@click.option("--peak-tflops", help="Override every compute roof, e.g. '800' (needs --hardware).")
-@click.option("--bandwidth", help="Override the HBM roof, e.g. '3 TB/s' (needs --hardware).")
+@hardware_options(default=None)
 @click.option("--top", type=click.IntRange(min=1), default=15, show_default=True, help="Points shown per file.")
 @output_options
 def import_(
@@ -73,7 +70,7 @@ def import_(
       rooftop import ncu.csv -H h100-sxm
       rooftop import decode_cuda_gpu_kern_sum.csv
     """
-    roofs = roofs_option(hardware, catalog, peak_tflops, bandwidth) if hardware else None
+    roofs = catalog_roofs(hardware, catalog, peak_tflops, bandwidth) if hardware else None
     if not hardware and (peak_tflops or bandwidth):
         raise click.UsageError("--peak-tflops and --bandwidth override catalog roofs: pass --hardware too")
     with _progress() as report:

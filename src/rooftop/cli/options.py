@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 
+from rooftop.core.roofs import Roofs
 from rooftop.errors import WorkloadError
+from rooftop.hardware.catalog import get_roofs
+from rooftop.units import parse_bytes_per_s, parse_flop_per_s
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def parse_int_list(text: str, name: str) -> list[int]:
@@ -58,3 +65,40 @@ class IntList(click.ParamType):  # type: ignore[type-arg]
             return parse_int_list(str(value), self.option)
         except WorkloadError as exc:
             self.fail(str(exc).removeprefix(f"--{self.option}: "), param, ctx)
+
+
+DTYPES = ["fp32", "tf32", "bf16", "fp16", "fp8", "fp8_e4m3", "fp8_e5m2", "int8", "int4", "fp4"]
+
+
+def hardware_options(default: str | None = "h100-sxm") -> Callable[[F], F]:
+    """Add --hardware/-H, --catalog, --peak-tflops and --bandwidth (read back with ``catalog_roofs``)."""
+
+    def decorate(fn: F) -> F:
+        for option in reversed(
+            (
+                click.option(
+                    "--hardware",
+                    "-H",
+                    default=default,
+                    show_default=default is not None,
+                    help="A catalog device (rooftop hardware list).",
+                ),
+                click.option(
+                    "--catalog", type=click.Path(dir_okay=False), help="An extra TOML hardware catalog layer."
+                ),
+                click.option("--peak-tflops", help="Override every compute roof, e.g. '800' or '800 TFLOP/s'."),
+                click.option("--bandwidth", help="Override the HBM roof, e.g. '3 TB/s'."),
+            )
+        ):
+            fn = option(fn)
+        return fn
+
+    return decorate
+
+
+def catalog_roofs(hardware: str, catalog: str | None, peak: str | None, bandwidth: str | None) -> Roofs:
+    """Catalog roofs with the user's overrides (--peak-tflops, --bandwidth) applied."""
+    roofs = get_roofs(hardware, catalog)
+    return roofs.with_overrides(
+        parse_flop_per_s(peak) if peak else None, parse_bytes_per_s(bandwidth) if bandwidth else None
+    )

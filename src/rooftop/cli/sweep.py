@@ -9,8 +9,7 @@ import click
 from rich.console import Console
 
 from rooftop.api.sweep import COLUMNS, Cohort, parse_cohort, sweep
-from rooftop.cli.analyze import DTYPES, roofs_option
-from rooftop.cli.options import IntList
+from rooftop.cli.options import DTYPES, IntList, catalog_roofs, hardware_options
 from rooftop.cli.output import emit, output_options
 from rooftop.core.artifact import Run
 from rooftop.core.workload import Workload
@@ -42,7 +41,7 @@ def render_sweep(run: Run, console: Console) -> None:
 
 @click.command()
 @click.option("--model", "-m", default="llama-3.1-8b", show_default=True, help="A preset or a local config.json.")
-@click.option("--hardware", "-H", default="h100-sxm", show_default=True, help="A catalog device.")
+@hardware_options()
 @click.option(
     "--batch",
     "-b",
@@ -90,7 +89,6 @@ def render_sweep(run: Run, console: Console) -> None:
 @click.option("--weight-dtype", type=click.Choice(DTYPES), help="Weights.")
 @click.option("--kv-dtype", type=click.Choice(DTYPES), help="KV cache.")
 @click.option("--tp", type=click.IntRange(min=1), default=1, show_default=True, help="Tensor-parallel degree.")
-@click.option("--catalog", type=click.Path(dir_okay=False), help="An extra TOML hardware catalog layer.")
 @click.option(
     "--memory-utilization",
     type=click.FloatRange(0.01, 1.0),
@@ -116,6 +114,8 @@ def sweep_command(
     kv_dtype: str | None,
     tp: int,
     catalog: str | None,
+    peak_tflops: str | None,
+    bandwidth: str | None,
     memory_utilization: float,
     csv_path: str | None,
     as_json: bool,
@@ -137,7 +137,7 @@ def sweep_command(
       rooftop sweep --shared-prefix 1024 --prompt 4096 --csv cells.csv
     """
     spec = resolve_model(model)
-    roofs = roofs_option(hardware, catalog, None, None)
+    roofs = catalog_roofs(hardware, catalog, peak_tflops, bandwidth)
     groups = [parse_cohort(c) for c in cohorts] or [Cohort(prompt, output_tokens)]
     base = Workload(
         weight_dtype=weight_dtype or dtype,
