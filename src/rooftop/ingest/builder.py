@@ -151,12 +151,17 @@ class Builder:
         c["name"].append(self.name_id(name))
         sid = -1
         if dims is not None and type(name) is str and name in self.shape_ops:
-            key = repr((dims, types))  # interned: memory grows with distinct shapes, not with ops
-            sid = self.shapes.get(key, -1)
-            if sid < 0:
-                sid = self.shapes[key] = len(self.shape_list)
-                self.shape_list.append((dims, types))
+            sid = self.shape_id(dims, types)
         c["shape"].append(sid)
+
+    def shape_id(self, dims: Any, types: Any) -> int:
+        """Interned (Input Dims, Input type): memory grows with distinct shapes, not with ops."""
+        key = repr((dims, types))
+        sid = self.shapes.get(key, -1)
+        if sid < 0:
+            sid = self.shapes[key] = len(self.shape_list)
+            self.shape_list.append((dims, types))
+        return sid
 
     # -- the ijson reader: one dict per event --------------------------------------------------
     def add(self, ev: Any) -> None:
@@ -205,28 +210,26 @@ class Builder:
             )
 
     # -- the msgspec reader: a chunk of structs (fastjson.Event / fastjson.Args) ----------------
-    def add_structs(self, events: Sequence[Any], unset: Any, empty_args: Any) -> None:
-        """A decoded chunk; absent arg keys are ``unset``, absent/null ``args`` is ``empty_args``."""
+    def add_structs(self, events: Sequence[Any], kit: Any) -> None:
+        """A decoded chunk, event by event (``kit``: fastjson.Kit; absent arg keys are ``kit.unset``)."""
         self.events += len(events)
+        unset, empty = kit.unset, kit.empty_args
         cat_kind, kind_of = self.cat_kind, self.kind_of
-        gpu_row, launch_row, cpu_row = self.gpu_row, self.launch_row, self.cpu_row
         for e in events:
             cat = e.cat
-            if type(cat) is not str or cat not in cat_kind:  # most events (flows, metadata) end here
+            if cat not in cat_kind:  # most events (flows, metadata) end here
                 continue
             kind = kind_of(cat, e.ph, e.ts, e.dur)
             if kind is None:
                 continue
-            args = e.args or empty_args
+            args = e.args or empty
             if kind <= MEMSET:
                 stream, device = args.stream, args.device
                 comm = None
                 if args.collective is not unset or args.in_nelems is not unset:
-                    comm = [
-                        None if v is unset else v
-                        for v in (args.collective, args.in_nelems, args.out_nelems, args.group_size, args.comm_dtype)
-                    ]
-                gpu_row(
+                    values = (args.collective, args.in_nelems, args.out_nelems, args.group_size, args.comm_dtype)
+                    comm = [None if v is unset else v for v in values]
+                self.gpu_row(
                     kind,
                     e.ts,
                     e.dur,
@@ -238,18 +241,18 @@ class Builder:
                     comm,
                 )
             elif kind == LAUNCH:
-                launch_row(e.ts, e.dur, args.correlation, args.external_id, e.pid, e.tid, e.name)
+                self.launch_row(e.ts, e.dur, args.correlation, args.external_id, e.pid, e.tid, e.name)
             else:
-                dims = args.input_dims
-                cpu_row(
+                dims, types = args.input_dims, args.input_type
+                self.cpu_row(
                     e.ts,
                     e.dur,
                     e.pid,
                     e.tid,
                     args.external_id,
                     e.name,
-                    None if dims is unset else dims,
-                    None if args.input_type is unset else args.input_type,
+                    None if dims is unset else kit.decode_raw(dims),
+                    None if types is unset else kit.decode_raw(types),
                 )
 
     def finish(self, path: str, meta: dict[str, Any]) -> Trace:
@@ -286,7 +289,7 @@ def _int(value: Any) -> int:
     """An id as int; -1 when missing or not an integer (strings like '0x0' included)."""
     if type(value) is int:
         return value if -_BIG <= value < _BIG else -1
-    if type(value) is float and value.is_integer():
+    if type(value) is float and value.is_integer() and -_BIG <= value < _BIG:
         return int(value)
     return -1
 

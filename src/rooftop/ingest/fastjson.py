@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from rooftop.ingest.mapping import load
 
@@ -77,35 +77,51 @@ def read_small(open_fn: Callable[[], IO[bytes]], is_object: bool) -> tuple[dict[
     return meta, events
 
 
+class Kit(NamedTuple):
+    """What the struct readers need: the chunk decoder, the absent-key marker, an empty Args, a Raw decoder."""
+
+    decoder: Any
+    unset: Any
+    empty_args: Any
+    decode_raw: Callable[[Any], Any]
+
+
 @cache
-def types() -> tuple[Any, Any, Any]:
-    """(decoder for a list of events, UNSET, an Args with every key absent), built from kineto_v1.toml."""
+def kit() -> Kit:
+    """Structs with only the used fields, built from kineto_v1.toml's arg keys (others are skipped in C).
+
+    Top-level fields are typed as Kineto writes them (a string ``cat``, integer or string ``pid``,
+    numeric ``ts``...): any other type fails validation and the file goes to the ijson reader.
+    ``Input Dims``/``Input type`` stay raw JSON, decoded only for the operators whose shapes are used.
+    """
     import msgspec
 
-    any_ = Any
+    raw_keys = {"input_dims", "input_type"}
     args = msgspec.defstruct(
         "Args",
         [
-            (attr, any_, msgspec.field(name=key, default=msgspec.UNSET))
+            (attr, msgspec.Raw if attr in raw_keys else Any, msgspec.field(name=key, default=msgspec.UNSET))
             for attr, key in load("kineto_v1")["args"].items()
         ],
         gc=False,
     )
+    number = int | float | None
+    ident = int | str | None
     event = msgspec.defstruct(
         "Event",
         [
-            ("ph", any_, "X"),
-            ("cat", any_, None),
-            ("name", any_, None),
-            ("pid", any_, None),
-            ("tid", any_, None),
-            ("ts", any_, None),
-            ("dur", any_, 0),
+            ("ph", str, "X"),
+            ("cat", str | None, None),
+            ("name", str | None, None),
+            ("pid", ident, None),
+            ("tid", ident, None),
+            ("ts", number, None),
+            ("dur", number, 0),
             ("args", args | None, None),
         ],
         gc=False,
     )
-    return msgspec.json.Decoder(list[event]), msgspec.UNSET, args()  # type: ignore[valid-type]
+    return Kit(msgspec.json.Decoder(list[event]), msgspec.UNSET, args(), msgspec.json.decode)  # type: ignore[valid-type]
 
 
 def _errors() -> tuple[type[BaseException], ...]:
@@ -129,7 +145,7 @@ class Reader:
         """Decoded events, a block at a time (``self.meta`` is set before the first chunk)."""
         import msgspec
 
-        decoder, _, _ = types()
+        decoder = kit().decoder
         try:
             with self.open_fn() as f:
                 buf = self._start(f)
@@ -187,7 +203,7 @@ class Reader:
         """The events of the final block: up to the ``]`` whose tail closes the document."""
         import msgspec
 
-        decoder, _, _ = types()
+        decoder = kit().decoder
         end = len(buf)
         for _ in range(_MAX_TAIL_TRIES):
             p = buf.rfind(b"]", 0, end)

@@ -23,7 +23,7 @@ from typing import IO, Any, cast
 import numpy as np
 
 from rooftop.errors import TraceFormatError
-from rooftop.ingest import fastjson
+from rooftop.ingest import columns, fastjson
 from rooftop.ingest.builder import Builder
 from rooftop.ingest.mapping import load
 from rooftop.ingest.tables import KERNEL, MEMCPY, MEMSET, CpuTable, GpuTable, LaunchTable, Trace
@@ -132,9 +132,9 @@ def _read_fast(p: Path, builder: Builder, progress: Callable[[int], None] | None
             builder.add(ev)
         return meta
     reader = fastjson.Reader(open_fn, first == b"{")
-    _, unset, empty = fastjson.types()
+    kit = fastjson.kit()
     for events in reader.chunks():
-        builder.add_structs(events, unset, empty)
+        columns.add_chunk(builder, events, kit)
         if progress is not None:
             progress(builder.events)
     return reader.meta

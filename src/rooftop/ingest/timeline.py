@@ -30,10 +30,25 @@ from rooftop.units import MICRO
 GAP_REPORT_US = 10.0  # gaps longer than this are counted (HTA's default threshold)
 
 
+def gpu_names(trace: Trace) -> list[int]:
+    """Ids of the names GPU rows use (kernel and copy names, not the CPU ops' or launch calls')."""
+    if trace.gpu.name_id.size == 0:
+        return []
+    return np.flatnonzero(np.bincount(trace.gpu.name_id, minlength=len(trace.names))).tolist()
+
+
+def per_name(trace: Trace, fn: Any, default: Any, dtype: Any) -> np.ndarray[Any, Any]:
+    """``fn(name)`` per name id, evaluated once per distinct GPU-row name (``default`` elsewhere)."""
+    out = np.full(max(len(trace.names), 1), default, dtype=dtype)
+    for i in gpu_names(trace):
+        out[i] = fn(trace.names[i])
+    return out
+
+
 def name_mask(trace: Trace, predicate: Any) -> np.ndarray[Any, np.dtype[np.bool_]]:
     """Per GPU row: whether ``predicate(name)`` holds, evaluated once per distinct name."""
-    per_name = np.array([bool(predicate(n)) for n in trace.names] or [False], dtype=bool)
-    return per_name[trace.gpu.name_id] if trace.gpu.name_id.size else np.zeros(0, dtype=bool)
+    mask = per_name(trace, lambda n: bool(predicate(n)), False, bool)
+    return mask[trace.gpu.name_id] if trace.gpu.name_id.size else np.zeros(0, dtype=bool)
 
 
 def _names_in(trace: Trace, ids: np.ndarray[Any, Any], wanted: set[str]) -> np.ndarray[Any, np.dtype[np.bool_]]:
@@ -189,10 +204,11 @@ def analyse(trace: Trace, joined: Joined) -> dict[str, Any]:
 
 
 def _class_times(trace: Trace, kernel: np.ndarray[Any, Any]) -> dict[str, float]:
-    labels = sorted({classify(n).name for n in trace.names} or {"other"})
+    used = gpu_names(trace)
+    labels = sorted({classify(trace.names[i]).name for i in used} or {"other"})
     code = {label: i for i, label in enumerate(labels)}
-    per_name = np.array([code[classify(n).name] for n in trace.names] or [0], dtype=np.int64)
-    per_kernel = per_name[trace.gpu.name_id[kernel]]
+    codes = per_name(trace, lambda n: code[classify(n).name], 0, np.int64)
+    per_kernel = codes[trace.gpu.name_id[kernel]]
     dur = trace.gpu.dur_us[kernel]
     out: dict[str, float] = {}
     for i in np.flatnonzero(np.bincount(per_kernel, minlength=len(labels))).tolist():  # no np.unique: see quantile
