@@ -107,8 +107,8 @@ def breakdown_table(breakdown: dict[str, Any]) -> Table:
     return table
 
 
-def render_import(run: Run, console: Console) -> None:
-    """Print every imported result with its sections and findings."""
+def render_import(run: Run, console: Console, top: int = TOP) -> None:
+    """Print every imported result with its sections and findings (``top`` points per result)."""
     roofs = run.roofs
     roof_text = ", ".join(f"{r.dtype} {si(r.flop_per_s, 'FLOP/s')}" for r in roofs.compute[:3])
     mem_text = ", ".join(f"{r.level} {si(r.bytes_per_s, 'B/s')} ({r.kind.value})" for r in roofs.memory)
@@ -118,7 +118,7 @@ def render_import(run: Run, console: Console) -> None:
         w = result.workload
         title = f"{w.get('source')} · {w.get('file')}" + (f" · rank {w['rank']}" if w.get("rank") is not None else "")
         title += f" · {w['device']}" if w.get("device") else ""
-        parts: list[Any] = [points_table(result, roofs)]
+        parts: list[Any] = [points_table(result, roofs, top)]
         if "timeline" in result.extra:
             parts += [Text(), timeline_table(result.extra["timeline"])]
         if result.extra.get("steps", {}).get("steps"):
