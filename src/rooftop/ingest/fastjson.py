@@ -19,6 +19,7 @@ that is not an object, numbers out of range, truncated or malformed text, unusua
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
@@ -30,6 +31,7 @@ SMALL_BYTES = 1 << 20  # decompressed text decoded whole with the json module
 BLOCK_BYTES = 1 << 20  # decompressed text decoded per chunk
 MAX_PENDING_BYTES = 64 << 20  # no decodable cut within this much text: not a trace this reader vouches for
 _WS = b" \t\r\n"
+_SURROGATE = re.compile(rb"\\[uU][dD][89a-fA-F]")
 _MAX_TAIL_TRIES = 64
 
 
@@ -62,6 +64,8 @@ def read_small(open_fn: Callable[[], IO[bytes]], is_object: bool) -> tuple[dict[
         doc = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
     except (EOFError, OSError, zlib.error, ValueError) as exc:  # UnicodeDecodeError, JSONDecodeError
         raise NotFast(str(exc)) from exc
+    if _SURROGATE.search(raw):  # json keeps a lone \ud800 (unprintable later); ijson replaces it
+        raise NotFast("UTF-16 surrogate escapes")
     if not is_object:
         if type(doc) is not list:
             raise NotFast("not an array")
@@ -149,24 +153,25 @@ class Reader:
         try:
             with self.open_fn() as f:
                 buf = self._start(f)
+                retry_at = 0  # after a failed cut, decode again once the text has doubled: O(n) work in all
                 while True:
                     data = f.read(BLOCK_BYTES)
                     if not data:
                         yield self._last(buf)
                         return
                     buf += data
-                    cut = _cut(buf)
+                    self._check_pending(buf)
+                    cut = _cut(buf) if len(buf) >= retry_at else None
                     if cut is None:
-                        self._check_pending(buf)
                         continue
                     try:
                         events = decoder.decode(b"[" + buf[: cut[0]] + b"]")
                     except msgspec.ValidationError as exc:
                         raise NotFast(str(exc)) from exc
                     except msgspec.DecodeError:  # a cut inside a string or a nested value: read on
-                        self._check_pending(buf)
+                        retry_at = 2 * len(buf)
                         continue
-                    buf = buf[cut[1] :]
+                    buf, retry_at = buf[cut[1] :], 0
                     self.cut_once = True
                     yield events
         except NotFast:
