@@ -67,6 +67,7 @@ class Builder:
         }
         self.shapes: dict[str, int] = {}
         self.shape_list: list[tuple[Any, Any]] = []
+        self.raw_shapes: dict[tuple[bytes, bytes | None], int] = {}  # columns.py: raw JSON text -> shape id
         self.steps: list[tuple[str, float, float]] = []
         self.comm: dict[int, dict[str, Any]] = {}
         self.skipped: Counter[str] = Counter()

@@ -171,17 +171,23 @@ def _comm(b: Builder, gargs: list[Any], unset: Any) -> None:
 
 
 def _shapes(b: Builder, args: list[Any], cpu: Array, names: list[Any], kit: Any) -> Array:
+    """Shape ids of the CPU rows; raw ``Input Dims``/``Input type`` texts seen before skip decoding."""
     rows = np.flatnonzero(cpu).tolist()
     sid = np.full(len(rows), -1, dtype=np.int64)
-    unset = kit.unset
+    unset, seen = kit.unset, b.raw_shapes
     hits = np.fromiter(map(b.shape_ops.__contains__, _take(names, rows)), bool, len(rows))
     for j in np.flatnonzero(hits).tolist():
         a = args[rows[j]]
-        if a.input_dims is not unset:
+        if a.input_dims is unset:
+            continue
+        types = a.input_type
+        key = (bytes(a.input_dims), None if types is unset else bytes(types))
+        found = seen.get(key)
+        if found is None:
             dims = kit.decode_raw(a.input_dims)
-            if dims is not None:
-                types = a.input_type
-                sid[j] = b.shape_id(dims, None if types is unset else kit.decode_raw(types))
+            found = -1 if dims is None else b.shape_id(dims, None if types is unset else kit.decode_raw(types))
+            seen[key] = found
+        sid[j] = found
     return sid
 
 

@@ -146,17 +146,29 @@ def _collectives(trace: Trace, comm_rows: np.ndarray[Any, Any]) -> list[dict[str
     from rooftop.dtypes import ALIASES, DTYPES
 
     table: dict[str, dict[str, Any]] = {}
-    for row in comm_rows.tolist():
-        name = trace.names[int(trace.gpu.name_id[row])]
-        args = trace.comm_args.get(row, {})
-        kind = str(args.get("collective") or collective_of(name) or "unknown").lower()
-        entry = table.setdefault(kind, {"collective": kind, "kernels": 0, "time_s": 0.0, "message_bytes": 0.0})
+    by_name: dict[int, str] = {}  # collective named by the kernel, per distinct name
+    rows = comm_rows.tolist()
+    name_ids = trace.gpu.name_id[comm_rows].tolist()
+    durations = trace.gpu.dur_us[comm_rows].tolist()
+    for row, name_id, dur in zip(rows, name_ids, durations):
+        args = trace.comm_args.get(row)
+        if args is None:
+            kind = by_name.get(name_id)
+            if kind is None:
+                kind = by_name[name_id] = (collective_of(trace.names[name_id]) or "unknown").lower()
+            args = {}
+        else:
+            kind = str(args.get("collective") or collective_of(trace.names[name_id]) or "unknown").lower()
+        entry = table.get(kind)
+        if entry is None:
+            entry = table[kind] = {"collective": kind, "kernels": 0, "time_s": 0.0, "message_bytes": 0.0}
         entry["kernels"] += 1
-        entry["time_s"] += float(trace.gpu.dur_us[row]) * MICRO
-        nelems, dt = args.get("in_nelems"), str(args.get("comm_dtype") or "").lower()
-        key = ALIASES.get(dt, dt)
-        if isinstance(nelems, int | float) and key in DTYPES:
-            entry["message_bytes"] += float(nelems) * DTYPES[key].bytes
+        entry["time_s"] += dur * MICRO
+        if args:
+            nelems, dt = args.get("in_nelems"), str(args.get("comm_dtype") or "").lower()
+            key = ALIASES.get(dt, dt)
+            if isinstance(nelems, int | float) and key in DTYPES:
+                entry["message_bytes"] += float(nelems) * DTYPES[key].bytes
     return sorted(table.values(), key=lambda e: -e["time_s"])
 
 
