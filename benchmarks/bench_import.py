@@ -7,12 +7,17 @@ venv (``$HTA_VENV``, default /tmp/htavenv). Then::
     .venv/bin/python benchmarks/bench_import.py --no-big   # fixtures only
     .venv/bin/python benchmarks/bench_import.py --big-gb 0.2
 
-Each measurement runs in a fresh subprocess that reports its wall time for the work (imports
-excluded) and its peak RSS (``ru_maxrss``, imports included: the memory the job needs). HTA does
+Each measurement runs in a fresh subprocess that reports its wall time for the work (module imports
+excluded, everything the call imports lazily included) and its peak RSS (``ru_maxrss``, imports
+included: the memory the job needs); each is repeated ``--repeat`` times (default 3) and the median
+kept, since the machine is shared. rooftop's sources are byte-compiled first (``compileall``), as a
+wheel install does: with PYTHONDONTWRITEBYTECODE set, every lazily imported module would otherwise
+be compiled from source inside the timed call (HTA's venv was byte-compiled by pip). HTA does
 ``TraceAnalysis(trace_dir)`` + ``get_temporal_breakdown`` + ``get_comm_comp_overlap``; rooftop does
 ``import_path`` (parse, joins, timeline, steps, points, findings). Targets (issue #5): ≥ 5× faster
 and ≤ ½ the memory of HTA; the synthetic trace (written to /tmp, deleted after) streamed with a
-peak RSS under 1 GB. No assertions: the script prints the ratios.
+peak RSS under 1 GB. The load average is printed before and after. No assertions: the script
+prints the ratios.
 """
 
 from __future__ import annotations
@@ -65,7 +70,20 @@ done(t0)
 )
 
 
-def measure(python: str, code: str, path: Path, env: dict[str, str] | None = None) -> dict[str, float] | str:
+def measure(python: str, code: str, path: Path, env: dict[str, str] | None = None,
+            repeat: int = 1) -> dict[str, float] | str:  # fmt: skip
+    """Median time and peak RSS of ``repeat`` fresh runs of ``code`` on ``path``, or the first error text."""
+    runs = []
+    for _ in range(repeat):
+        one = measure_once(python, code, path, env)
+        if isinstance(one, str):
+            return one
+        runs.append(one)
+    mid = len(runs) // 2
+    return {key: sorted(r[key] for r in runs)[mid] for key in runs[0]}
+
+
+def measure_once(python: str, code: str, path: Path, env: dict[str, str] | None = None) -> dict[str, float] | str:
     """Run ``code`` on ``path`` in a fresh interpreter; its JSON line, or the error text."""
     proc = subprocess.run([python, "-c", code, str(path)], capture_output=True, text=True, timeout=3600,
                           env={**os.environ, **(env or {})})  # fmt: skip
@@ -80,7 +98,12 @@ def rooftop_env() -> dict[str, str]:
     return {"PYTHONPATH": str(REPO / "src")}
 
 
-def fixtures() -> None:
+def load_average() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} on {os.cpu_count()} CPUs"
+
+
+def fixtures(repeat: int) -> None:
     head = ("rooftop s", "HTA s", "speed-up", "rooftop MB", "HTA MB", "mem ratio")
     print(f"{'fixture':32} " + " ".join(f"{h:>10}" for h in head))
     speed, memory = [], []
@@ -88,8 +111,8 @@ def fixtures() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
             shutil.copy(trace, folder / trace.name)  # HTA reads folders of per-rank traces
-            ours = measure(sys.executable, ROOFTOP_CHILD, folder, rooftop_env())
-            theirs = measure(str(HTA_PY), HTA_CHILD, folder) if HTA_PY.exists() else "HTA venv missing"
+            ours = measure(sys.executable, ROOFTOP_CHILD, folder, rooftop_env(), repeat)
+            theirs = measure(str(HTA_PY), HTA_CHILD, folder, repeat=repeat) if HTA_PY.exists() else "HTA venv missing"
         if isinstance(ours, str):
             print(f"{trace.name:32} rooftop failed: {ours}")
             continue
@@ -104,7 +127,8 @@ def fixtures() -> None:
     if speed:
         geo = lambda xs: float(__import__("math").prod(xs) ** (1 / len(xs)))  # noqa: E731
         print(f"geometric mean: rooftop is {geo(speed):.1f}x faster than HTA (target >= 5x) and uses "
-              f"{geo(memory):.2f} of its peak memory (target <= 0.5)")  # fmt: skip
+              f"{geo(memory):.2f} of its peak memory (target <= 0.5); slowest fixture {min(speed):.1f}x, "
+              f"largest memory ratio {max(memory):.2f}")  # fmt: skip
 
 
 KERNEL_NAMES = [
@@ -167,10 +191,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--no-big", action="store_true", help="skip the synthetic trace")
     parser.add_argument("--big-gb", type=float, default=1.0, help="size of the synthetic trace (GB, decimal)")
+    parser.add_argument("--repeat", type=int, default=3, help="fresh runs per measurement (median kept)")
     args = parser.parse_args()
-    fixtures()
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "src" / "rooftop")], check=True)
+    print(load_average())
+    fixtures(args.repeat)
     if not args.no_big:
         big(args.big_gb)
+    print(load_average())
 
 
 if __name__ == "__main__":

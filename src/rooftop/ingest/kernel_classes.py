@@ -43,13 +43,15 @@ class KernelClass:
         rest = [p for p in self.patterns if re.escape(p) != p]
         return re.compile("|".join(f"(?:{p})" for p in rest), re.IGNORECASE) if rest else None
 
-    def matches(self, name: str) -> bool:
-        """Whether one of the patterns is found in ``name`` (case-insensitive)."""
+    def matches(self, name: str, lowered: str | None = None) -> bool:
+        """Whether one of the patterns is found in ``name`` (case-insensitive; ``lowered``: name.lower())."""
         if not name.isascii():
             return self.pattern.search(name) is not None
-        lowered = name.lower()
-        if any(word in lowered for word in self._words):
-            return True
+        if lowered is None:
+            lowered = name.lower()
+        for word in self._words:
+            if word in lowered:
+                return True
         return self._regex is not None and self._regex.search(name) is not None
 
 
@@ -68,8 +70,9 @@ _FALLBACK = KernelClass(OTHER, OTHER, "", ())
 @cache
 def classify(name: str) -> KernelClass:
     """The class of one kernel name (``other`` when nothing matches)."""
+    lowered = name.lower()
     for kc in classes():
-        if kc.matches(name):
+        if kc.matches(name, lowered):
             return kc
     return _FALLBACK
 
