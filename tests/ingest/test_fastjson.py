@@ -189,3 +189,17 @@ def test_text_size_reads_the_gzip_trailer(tmp_path: Path) -> None:
     plain = tmp_path / "t.json"
     plain.write_bytes(b"[]")
     assert fastjson.text_size(plain, False) == 2
+
+
+def test_a_gzip_trailer_that_understates_the_size_goes_to_the_chunked_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events = [kernel(i, 1, i) for i in range(400)]
+    # two gzip members: the trailer read is the last member's (1 byte); > 4 GiB texts wrap the same way
+    data = gzip.compress(json.dumps({"traceEvents": events}).encode()) + gzip.compress(b" ")
+    path = tmp_path / "t.json.gz"
+    path.write_bytes(data)
+    monkeypatch.setattr(fastjson, "SMALL_BYTES", 4096)  # the text (~50 kB) is > 2 x SMALL_BYTES
+    assert fastjson.text_size(path, True) <= fastjson.SMALL_BYTES
+    assert fastjson.read_small(lambda: gzip.open(path, "rb"), True) is None  # reads no more than 2 x SMALL_BYTES
+    assert_same_trace(read_trace(path), read_trace(path, fast=False))

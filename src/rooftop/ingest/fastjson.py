@@ -53,14 +53,20 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def read_small(open_fn: Callable[[], IO[bytes]], is_object: bool) -> tuple[dict[str, Any], list[Any]]:
-    """(header keys before ``traceEvents``, events) of a small trace decoded whole; else NotFast."""
+def read_small(open_fn: Callable[[], IO[bytes]], is_object: bool) -> tuple[dict[str, Any], list[Any]] | None:
+    """(header keys before ``traceEvents``, events) of a small trace decoded whole; else NotFast.
+
+    None when the text turns out larger than 2 x SMALL_BYTES (a gzip trailer records the size
+    modulo 4 GiB, and of the last member only): the caller then uses the chunked reader.
+    """
     import json
     import zlib
 
     try:
         with open_fn() as f:
-            raw = f.read()
+            raw = f.read(2 * SMALL_BYTES + 1)
+            if len(raw) > 2 * SMALL_BYTES:
+                return None
         doc = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
     except (EOFError, OSError, zlib.error, ValueError) as exc:  # UnicodeDecodeError, JSONDecodeError
         raise NotFast(str(exc)) from exc

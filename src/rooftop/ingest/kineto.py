@@ -126,11 +126,15 @@ def _read_fast(p: Path, builder: Builder, progress: Callable[[int], None] | None
         raise fastjson.NotFast(str(exc)) from exc
     if first not in (b"{", b"["):
         raise fastjson.NotFast("not JSON")
-    if fastjson.text_size(p, magic_gzip(p)) <= fastjson.SMALL_BYTES:
-        meta, small = fastjson.read_small(open_fn, first == b"{")
-        for ev in small:
+    small = (
+        fastjson.read_small(open_fn, first == b"{")
+        if fastjson.text_size(p, magic_gzip(p)) <= fastjson.SMALL_BYTES
+        else None
+    )
+    if small is not None:
+        for ev in small[1]:
             builder.add(ev)
-        return meta
+        return small[0]
     reader = fastjson.Reader(open_fn, first == b"{")
     kit = fastjson.kit()
     for events in reader.chunks():
