@@ -118,7 +118,10 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _read_fast(p: Path, builder: Builder, progress: Callable[[int], None] | None) -> dict[str, Any]:
-    """Feed ``builder`` with the msgspec reader; raises fastjson.NotFast when the file is left to ijson."""
+    """Feed ``builder`` with a fast reader (json for small texts, msgspec chunks otherwise).
+
+    Raises fastjson.NotFast when the file is left to ijson; the caller then starts over.
+    """
     open_fn = _opener(p)
     try:
         first = _first_byte(open_fn)
@@ -163,8 +166,8 @@ def _read_slow(p: Path, builder: Builder, progress: Callable[[int], None] | None
 def read_trace(path: str | Path, progress: Callable[[int], None] | None = None, fast: bool = True) -> Trace:
     """Stream one Kineto trace into typed columns; malformed files raise TraceFormatError.
 
-    ``fast`` tries the msgspec reader first and falls back to ijson for anything it does not
-    vouch for; ``fast=False`` uses ijson only (both give the same Trace).
+    ``fast`` tries the fast readers first and falls back to ijson for anything they do not
+    vouch for; ``fast=False`` uses ijson only (both give the same Trace, tests/ingest/test_fastjson.py).
     """
     p = Path(path)
     mapping = load("kineto_v1")
