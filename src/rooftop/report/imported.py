@@ -53,6 +53,13 @@ def points_table(result: Result, roofs: Roofs, top: int = TOP) -> Table:
     return table
 
 
+def _largest_gap(tl: dict[str, Any]) -> str:
+    start = tl.get("largest_gap_start_us")
+    if start is None or start != start:  # NaN (or null from JSON): no hole between kernel intervals
+        return "none: the kernels' intervals leave no hole"
+    return f"{seconds(tl['largest_gap_s'])} at ts={start:.3f} µs; {tl.get('gaps_over_10us', 0)} gaps > 10 µs"
+
+
 def timeline_table(tl: dict[str, Any]) -> Table:
     """Busy, idle, gaps and their causes, NCCL and overlap, joins, launch and CUDA-graph figures."""
     table = Table(show_header=False, box=None, pad_edge=False)
@@ -64,8 +71,7 @@ def timeline_table(tl: dict[str, Any]) -> Table:
                     f"{tl.get('memset', 0)} memset"),
         ("span / busy / idle", f"{seconds(tl['span_s'])} / {seconds(tl['busy_s'])} / {seconds(tl['idle_s'])} "
                                f"({tl.get('idle_share', 0):.1%} idle)"),
-        ("largest gap", f"{seconds(tl['largest_gap_s'])} at ts={tl['largest_gap_start_us']:.3f} µs; "
-                        f"{tl.get('gaps_over_10us', 0)} gaps > 10 µs"),
+        ("largest gap", _largest_gap(tl)),
         ("gaps: host / sync / other", f"{seconds(tl.get('gap_host_s', 0))} / {seconds(tl.get('gap_sync_s', 0))} / "
                                       f"{seconds(tl.get('gap_other_s', 0))}"),
         ("communication", f"{tl['nccl_kernels']} kernels, {seconds(tl['nccl_s'])} (union), "
