@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rooftop.errors import TraceFormatError
-from rooftop.ingest import fastjson
+from rooftop.ingest import fastjson, kineto
 from rooftop.ingest.kineto import read_trace
 from tests.conftest import fixture_path
 from tests.ingest.conftest import assert_same_trace, cpu_op, kernel, launch
@@ -32,6 +32,10 @@ def chunked(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every file through the msgspec reader, in 64-byte blocks."""
     monkeypatch.setattr(fastjson, "SMALL_BYTES", -1)
     monkeypatch.setattr(fastjson, "BLOCK_BYTES", 64)
+
+
+def _no_fallback(*args: Any) -> Any:
+    raise AssertionError("the fast reader handed the file to ijson")
 
 
 def _outcome(path: Path, fast: bool) -> Any:
@@ -62,9 +66,10 @@ def test_small_fixtures_through_tiny_chunks(name: str, chunked: None, monkeypatc
     monkeypatch.setattr(fastjson, "BLOCK_BYTES", 4096)  # 64 B blocks on 1.7 MB would take a while
     path = fixture_path("hta-traces", name)
     calls = []
-    monkeypatch.setattr(fastjson, "NotFast", type("Boom", (Exception,), {}))  # a fallback would now raise
-    assert_same_trace(read_trace(path, progress=calls.append), read_trace(path, fast=False))
-    assert calls and calls[-1] == read_trace(path, fast=False).events  # progress once per chunk, ends at the count
+    slow = read_trace(path, fast=False)
+    monkeypatch.setattr(kineto, "_read_slow", _no_fallback)
+    assert_same_trace(read_trace(path, progress=calls.append), slow)
+    assert calls and calls[-1] == slow.events  # progress once per chunk, ends at the count
 
 
 TRICKY = [
@@ -99,7 +104,7 @@ def test_cuts_inside_strings_and_nested_values(tmp_path: Path, chunked: None, in
     path.write_bytes(gzip.compress(text.encode()) if gz else text.encode())
     monkeypatch = pytest.MonkeyPatch()
     with monkeypatch.context() as m:
-        m.setattr(fastjson, "NotFast", type("Boom", (Exception,), {}))  # the chunked reader must not give up
+        m.setattr(kineto, "_read_slow", _no_fallback)  # the chunked reader must not give up
         fast = read_trace(path)
     slow = read_trace(path, fast=False)
     assert_same_trace(fast, slow)
