@@ -62,3 +62,12 @@ def test_words_and_regexes_classify_like_one_regex(name: str) -> None:
 
     reference = next((kc.name for kc in classes() if kc.pattern.search(name)), "other")
     assert classify(name).name == reference
+
+
+@pytest.mark.parametrize("name", ["GEMM_k2", "xgemm_kA", "Foo_Bar", "foo-bar", "ſgemm_k1", "plain"])
+def test_each_kind_of_pattern_matches_like_the_ignorecase_regex(name: str) -> None:
+    from rooftop.ingest.kernel_classes import KernelClass
+
+    # a word, a regex without backslashes (searched lower-cased), a regex with one (IGNORECASE)
+    kc = KernelClass("x", "x", "", ("plain", "foo_?bar", r"gemm_k\d"))
+    assert kc.matches(name) == (kc.pattern.search(name) is not None)
