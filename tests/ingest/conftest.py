@@ -82,3 +82,22 @@ def write_trace(path: Path, events: list[Any], gz: bool = False, **top: Any) -> 
     else:
         path.write_text(text)
     return path
+
+
+def assert_same_trace(a: Trace, b: Trace) -> None:
+    """Every table column, interned list, step, NCCL arg, skip reason and header key equal (NaN == NaN)."""
+    import dataclasses
+
+    import numpy as np
+
+    for f in dataclasses.fields(a):
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        if dataclasses.is_dataclass(x):
+            for g in dataclasses.fields(x):
+                u, v = getattr(x, g.name), getattr(y, g.name)
+                if isinstance(u, np.ndarray):
+                    assert u.dtype == v.dtype and np.array_equal(u, v, equal_nan=True), f"{f.name}.{g.name}"
+                else:
+                    assert u == v, f"{f.name}.{g.name}"
+        elif f.name != "path":
+            assert x == y, f.name

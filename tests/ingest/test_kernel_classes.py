@@ -41,3 +41,33 @@ def test_collective_and_short_names() -> None:
     )
     assert short_kernel("void cutlass::Kernel<cutlass_80_x>(cutlass_80_x::Params)") == "cutlass::Kernel<cutlass_80_x>"
     assert len(short_kernel("x" * 500)) == 70
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "void cudnn::detail::implicit_convolve_sgemm<float>(int)",  # 'conv' word before the gemm class
+        "cudnn::engines::fprop_kernel",  # the regex pattern 'cudnn::.*(fprop|dgrad|wgrad)'
+        "triton_tem_fused_addmm_0",  # regex 'triton_tem_fused_.*mm'
+        "Cijk_Ailk_Bljk_HHS_BH_MT128x128x32",  # anchored '^Cijk_'
+        "xCijk_not_anchored",
+        "LAYERNORM_fwd",  # case-insensitive words
+        "ſoftmax_kernel",  # non-ASCII: the regex path (re.IGNORECASE folds 'ſ' to 's')
+        "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int)",
+        "unknown_kernel",
+    ],
+)
+def test_words_and_regexes_classify_like_one_regex(name: str) -> None:
+    from rooftop.ingest.kernel_classes import classes
+
+    reference = next((kc.name for kc in classes() if kc.pattern.search(name)), "other")
+    assert classify(name).name == reference
+
+
+@pytest.mark.parametrize("name", ["GEMM_k2", "xgemm_kA", "Foo_Bar", "foo-bar", "ſgemm_k1", "plain"])
+def test_each_kind_of_pattern_matches_like_the_ignorecase_regex(name: str) -> None:
+    from rooftop.ingest.kernel_classes import KernelClass
+
+    # a word, a regex without backslashes (searched lower-cased), a regex with one (IGNORECASE)
+    kc = KernelClass("x", "x", "", ("plain", "foo_?bar", r"gemm_k\d"))
+    assert kc.matches(name) == (kc.pattern.search(name) is not None)

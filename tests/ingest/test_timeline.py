@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rooftop.ingest.timeline import analyse
 from tests.ingest.conftest import hta
@@ -106,3 +108,14 @@ def test_triton_kernel_has_its_driver_launch() -> None:
     tl = analyse(*hta("triton_example.json.gz"))
     assert tl["unjoined_kernels"] == 0
     assert math.isnan(tl["largest_gap_start_us"])  # one kernel: no gap
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(-1e15, 1e15, allow_nan=False), min_size=1, max_size=60), st.sampled_from([0.5, 0.9]))
+def test_quantile_is_numpys_bit_for_bit(values: list[float], q: float) -> None:
+    import numpy as np
+
+    from rooftop.ingest.timeline import quantile
+
+    x = np.array(values)
+    assert quantile(x, q) == float(np.median(x) if q == 0.5 else np.percentile(x, q * 100))

@@ -79,7 +79,4 @@ def import_(
 
 
 def _render(run, console, top: int) -> None:  # type: ignore[no-untyped-def]
-    from rooftop.report import imported
-
-    imported.TOP = top
-    render_import(run, console)
+    render_import(run, console, top)

@@ -30,10 +30,25 @@ from rooftop.units import MICRO
 GAP_REPORT_US = 10.0  # gaps longer than this are counted (HTA's default threshold)
 
 
+def gpu_names(trace: Trace) -> list[int]:
+    """Ids of the names GPU rows use (kernel and copy names, not the CPU ops' or launch calls')."""
+    if trace.gpu.name_id.size == 0:
+        return []
+    return np.flatnonzero(np.bincount(trace.gpu.name_id, minlength=len(trace.names))).tolist()
+
+
+def per_name(trace: Trace, fn: Any, default: Any, dtype: Any) -> np.ndarray[Any, Any]:
+    """``fn(name)`` per name id, evaluated once per distinct GPU-row name (``default`` elsewhere)."""
+    out = np.full(max(len(trace.names), 1), default, dtype=dtype)
+    for i in gpu_names(trace):
+        out[i] = fn(trace.names[i])
+    return out
+
+
 def name_mask(trace: Trace, predicate: Any) -> np.ndarray[Any, np.dtype[np.bool_]]:
     """Per GPU row: whether ``predicate(name)`` holds, evaluated once per distinct name."""
-    per_name = np.array([bool(predicate(n)) for n in trace.names] or [False], dtype=bool)
-    return per_name[trace.gpu.name_id] if trace.gpu.name_id.size else np.zeros(0, dtype=bool)
+    mask = per_name(trace, lambda n: bool(predicate(n)), False, bool)
+    return mask[trace.gpu.name_id] if trace.gpu.name_id.size else np.zeros(0, dtype=bool)
 
 
 def _names_in(trace: Trace, ids: np.ndarray[Any, Any], wanted: set[str]) -> np.ndarray[Any, np.dtype[np.bool_]]:
@@ -79,6 +94,24 @@ def _gap_causes(trace: Trace, merged: iv.Merged, base: float) -> dict[str, float
     }
 
 
+def quantile(x: np.ndarray[Any, Any], q: float) -> float:
+    """``np.quantile(x, q)`` (linear method; the median as numpy's mean of the middle pair), bit for bit.
+
+    Written out because ``np.median``/``np.percentile`` (like a plain ``np.unique``) import
+    ``numpy.ma`` on first use (~10 ms, the largest fixed cost of importing a small trace).
+    """
+    s = np.sort(np.asarray(x, dtype=np.float64))
+    n = s.size
+    if q == 0.5:
+        m = n // 2
+        return float(s[m]) if n % 2 else float((s[m - 1] + s[m]) / 2.0)
+    pos = (n - 1) * q
+    lo = int(np.floor(pos))
+    t = pos - lo
+    a, b = float(s[lo]), float(s[min(lo + 1, n - 1)])
+    return b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t
+
+
 def _launch(trace: Trace, joined: Joined, kernel: np.ndarray[Any, Any]) -> dict[str, Any]:
     rows = joined.launch[kernel]
     ok = rows >= 0
@@ -91,10 +124,10 @@ def _launch(trace: Trace, joined: Joined, kernel: np.ndarray[Any, Any]) -> dict[
     delay = start - call_ts
     return {
         "joined": int(ok.sum()),
-        "delay_median_s": float(np.median(delay)) * MICRO,
-        "delay_p90_s": float(np.percentile(delay, 90)) * MICRO,
-        "call_median_s": float(np.median(call_dur)) * MICRO,
-        "kernel_median_s": float(np.median(dur)) * MICRO,
+        "delay_median_s": quantile(delay, 0.5) * MICRO,
+        "delay_p90_s": quantile(delay, 0.9) * MICRO,
+        "call_median_s": quantile(call_dur, 0.5) * MICRO,
+        "kernel_median_s": quantile(dur, 0.5) * MICRO,
         "shorter_than_launch_share": float(np.mean(dur < call_dur)),
     }
 
@@ -113,17 +146,29 @@ def _collectives(trace: Trace, comm_rows: np.ndarray[Any, Any]) -> list[dict[str
     from rooftop.dtypes import ALIASES, DTYPES
 
     table: dict[str, dict[str, Any]] = {}
-    for row in comm_rows.tolist():
-        name = trace.names[int(trace.gpu.name_id[row])]
-        args = trace.comm_args.get(row, {})
-        kind = str(args.get("collective") or collective_of(name) or "unknown").lower()
-        entry = table.setdefault(kind, {"collective": kind, "kernels": 0, "time_s": 0.0, "message_bytes": 0.0})
+    by_name: dict[int, str] = {}  # collective named by the kernel, per distinct name
+    rows = comm_rows.tolist()
+    name_ids = trace.gpu.name_id[comm_rows].tolist()
+    durations = trace.gpu.dur_us[comm_rows].tolist()
+    for row, name_id, dur in zip(rows, name_ids, durations):
+        args = trace.comm_args.get(row)
+        if args is None:
+            kind = by_name.get(name_id)
+            if kind is None:
+                kind = by_name[name_id] = (collective_of(trace.names[name_id]) or "unknown").lower()
+            args = {}
+        else:
+            kind = str(args.get("collective") or collective_of(trace.names[name_id]) or "unknown").lower()
+        entry = table.get(kind)
+        if entry is None:
+            entry = table[kind] = {"collective": kind, "kernels": 0, "time_s": 0.0, "message_bytes": 0.0}
         entry["kernels"] += 1
-        entry["time_s"] += float(trace.gpu.dur_us[row]) * MICRO
-        nelems, dt = args.get("in_nelems"), str(args.get("comm_dtype") or "").lower()
-        key = ALIASES.get(dt, dt)
-        if isinstance(nelems, int | float) and key in DTYPES:
-            entry["message_bytes"] += float(nelems) * DTYPES[key].bytes
+        entry["time_s"] += dur * MICRO
+        if args:
+            nelems, dt = args.get("in_nelems"), str(args.get("comm_dtype") or "").lower()
+            key = ALIASES.get(dt, dt)
+            if isinstance(nelems, int | float) and key in DTYPES:
+                entry["message_bytes"] += float(nelems) * DTYPES[key].bytes
     return sorted(table.values(), key=lambda e: -e["time_s"])
 
 
@@ -171,9 +216,13 @@ def analyse(trace: Trace, joined: Joined) -> dict[str, Any]:
 
 
 def _class_times(trace: Trace, kernel: np.ndarray[Any, Any]) -> dict[str, float]:
-    labels = np.array([classify(n).name for n in trace.names] or ["other"])
-    per_kernel = labels[trace.gpu.name_id[kernel]]
+    used = gpu_names(trace)
+    labels = sorted({classify(trace.names[i]).name for i in used} or {"other"})
+    code = {label: i for i, label in enumerate(labels)}
+    codes = per_name(trace, lambda n: code[classify(n).name], 0, np.int64)
+    per_kernel = codes[trace.gpu.name_id[kernel]]
+    dur = trace.gpu.dur_us[kernel]
     out: dict[str, float] = {}
-    for label in np.unique(per_kernel).tolist():
-        out[label] = float(np.sum(trace.gpu.dur_us[kernel][per_kernel == label])) * MICRO
+    for i in np.flatnonzero(np.bincount(per_kernel, minlength=len(labels))).tolist():  # no np.unique: see quantile
+        out[labels[i]] = float(np.sum(dur[per_kernel == i])) * MICRO
     return dict(sorted(out.items(), key=lambda kv: -kv[1]))

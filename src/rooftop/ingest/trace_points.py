@@ -10,7 +10,6 @@ Copies carry the bytes Kineto records. Other kernels are timed points with no FL
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -21,6 +20,7 @@ from rooftop.ingest.join import Joined
 from rooftop.ingest.kernel_classes import classify, short_kernel
 from rooftop.ingest.kineto import KERNEL, Trace
 from rooftop.ingest.shapes import cost
+from rooftop.ingest.timeline import name_mask
 from rooftop.units import MICRO
 
 _FLOP_CLASSES = {"gemm", "gemv", "attention", "conv"}
@@ -55,10 +55,6 @@ def op_costs(trace: Trace) -> tuple[F64, F64, I64, list[str]]:
     return flops, bytes_, dtype_idx, dtypes
 
 
-def _per_name(trace: Trace, predicate: Callable[[str], bool]) -> NDArray[np.bool_]:
-    return np.array([predicate(n) for n in trace.names] or [False], dtype=bool)
-
-
 def allocate(trace: Trace, joined: Joined) -> tuple[F64, F64, I64, list[str]]:
     """Per GPU row: FLOPs, bytes and dtype index shared out from the launching op (vectorised).
 
@@ -75,7 +71,7 @@ def allocate(trace: Trace, joined: Joined) -> tuple[F64, F64, I64, list[str]]:
     if cand.size == 0:
         return flops, bytes_, dtype_idx, dtypes
     ops = op[cand]
-    heavy = _per_name(trace, lambda n: classify(n).name in _FLOP_CLASSES)[g.name_id[cand]]
+    heavy = name_mask(trace, lambda n: classify(n).name in _FLOP_CLASSES)[cand]
     n_ops = trace.cpu.ts_us.size
     op_has_heavy = np.bincount(ops, weights=heavy, minlength=n_ops) > 0
     chosen = (heavy | ~op_has_heavy[ops]).astype(np.float64)

@@ -53,6 +53,13 @@ def points_table(result: Result, roofs: Roofs, top: int = TOP) -> Table:
     return table
 
 
+def _largest_gap(tl: dict[str, Any]) -> str:
+    start = tl.get("largest_gap_start_us")
+    if start is None or start != start:  # NaN (or null from JSON): no hole between kernel intervals
+        return "none: the kernels' intervals leave no hole"
+    return f"{seconds(tl['largest_gap_s'])} at ts={start:.3f} µs; {tl.get('gaps_over_10us', 0)} gaps > 10 µs"
+
+
 def timeline_table(tl: dict[str, Any]) -> Table:
     """Busy, idle, gaps and their causes, NCCL and overlap, joins, launch and CUDA-graph figures."""
     table = Table(show_header=False, box=None, pad_edge=False)
@@ -64,8 +71,7 @@ def timeline_table(tl: dict[str, Any]) -> Table:
                     f"{tl.get('memset', 0)} memset"),
         ("span / busy / idle", f"{seconds(tl['span_s'])} / {seconds(tl['busy_s'])} / {seconds(tl['idle_s'])} "
                                f"({tl.get('idle_share', 0):.1%} idle)"),
-        ("largest gap", f"{seconds(tl['largest_gap_s'])} at ts={tl['largest_gap_start_us']:.3f} µs; "
-                        f"{tl.get('gaps_over_10us', 0)} gaps > 10 µs"),
+        ("largest gap", _largest_gap(tl)),
         ("gaps: host / sync / other", f"{seconds(tl.get('gap_host_s', 0))} / {seconds(tl.get('gap_sync_s', 0))} / "
                                       f"{seconds(tl.get('gap_other_s', 0))}"),
         ("communication", f"{tl['nccl_kernels']} kernels, {seconds(tl['nccl_s'])} (union), "
@@ -107,8 +113,8 @@ def breakdown_table(breakdown: dict[str, Any]) -> Table:
     return table
 
 
-def render_import(run: Run, console: Console) -> None:
-    """Print every imported result with its sections and findings."""
+def render_import(run: Run, console: Console, top: int = TOP) -> None:
+    """Print every imported result with its sections and findings (``top`` points per result)."""
     roofs = run.roofs
     roof_text = ", ".join(f"{r.dtype} {si(r.flop_per_s, 'FLOP/s')}" for r in roofs.compute[:3])
     mem_text = ", ".join(f"{r.level} {si(r.bytes_per_s, 'B/s')} ({r.kind.value})" for r in roofs.memory)
@@ -118,7 +124,7 @@ def render_import(run: Run, console: Console) -> None:
         w = result.workload
         title = f"{w.get('source')} · {w.get('file')}" + (f" · rank {w['rank']}" if w.get("rank") is not None else "")
         title += f" · {w['device']}" if w.get("device") else ""
-        parts: list[Any] = [points_table(result, roofs)]
+        parts: list[Any] = [points_table(result, roofs, top)]
         if "timeline" in result.extra:
             parts += [Text(), timeline_table(result.extra["timeline"])]
         if result.extra.get("steps", {}).get("steps"):

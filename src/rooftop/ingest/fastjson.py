@@ -1,0 +1,295 @@
+"""Fast readers for Chrome traces: the ``traceEvents`` array decoded in chunks by msgspec, or whole.
+
+Files whose text is at most ``SMALL_BYTES`` are decoded whole by the standard library's C JSON
+decoder into the same dicts the ijson reader yields (``read_small``): for them, importing
+msgspec would cost more than it saves. Larger files go through :class:`Reader`.
+
+The decompressed text is read in blocks; each block is cut after the last ``}`` followed by a
+comma and the events before the cut are decoded in one call into small typed structs
+(``Event``, ``Args``) that hold only the fields rooftop uses; every other key is skipped in C.
+Memory therefore stays bounded by the block size whatever the file size, like the ijson reader,
+at several times its speed.
+
+A cut can only be wrong (inside a string or a nested value) if the text before it is unbalanced,
+and then decoding it fails: the reader then reads one more block and cuts again. Anything this
+reader does not vouch for raises :class:`NotFast` and the caller re-reads the file with the ijson
+reader, which owns every error message and skip reason: an event that is not an object, ``args``
+that is not an object, numbers out of range, truncated or malformed text, unusual layouts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from functools import cache
+from pathlib import Path
+from typing import IO, Any, NamedTuple
+
+from rooftop.ingest.mapping import load
+
+SMALL_BYTES = 1 << 20  # decompressed text decoded whole with the json module
+BLOCK_BYTES = 1 << 20  # decompressed text decoded per chunk
+MAX_PENDING_BYTES = 64 << 20  # no decodable cut within this much text: not a trace this reader vouches for
+_WS = b" \t\r\n"
+_SURROGATE = re.compile(rb"\\[uU][dD][89a-fA-F]")
+_MAX_TAIL_TRIES = 64
+
+
+class NotFast(Exception):
+    """Raised when a file is left to the ijson reader (which gives the exact error or skip reasons)."""
+
+
+def text_size(path: Path, gzipped: bool) -> int:
+    """Bytes of JSON text: the file size, or a gzip's recorded uncompressed size (modulo 4 GiB)."""
+    size = path.stat().st_size
+    if not gzipped or size < 18:
+        return size
+    with path.open("rb") as f:
+        f.seek(-4, 2)
+        return max(int.from_bytes(f.read(4), "little"), size)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def read_small(open_fn: Callable[[], IO[bytes]], is_object: bool) -> tuple[dict[str, Any], list[Any]] | None:
+    """(header keys before ``traceEvents``, events) of a small trace decoded whole; else NotFast.
+
+    None when the text turns out larger than 2 x SMALL_BYTES (a gzip trailer records the size
+    modulo 4 GiB, and of the last member only): the caller then uses the chunked reader.
+    """
+    import json
+    import zlib
+
+    try:
+        with open_fn() as f:
+            raw = f.read(2 * SMALL_BYTES + 1)
+            if len(raw) > 2 * SMALL_BYTES:
+                return None
+        doc = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+    except (EOFError, OSError, zlib.error, ValueError) as exc:  # UnicodeDecodeError, JSONDecodeError
+        raise NotFast(str(exc)) from exc
+    if _SURROGATE.search(raw):  # json keeps a lone \ud800 (unprintable later); ijson replaces it
+        raise NotFast("UTF-16 surrogate escapes")
+    if not is_object:
+        if type(doc) is not list:
+            raise NotFast("not an array")
+        return {}, doc
+    events = doc.get("traceEvents") if type(doc) is dict else None
+    if type(events) is not list or raw.count(b'"traceEvents"') != 1:
+        raise NotFast("no single traceEvents array")
+    meta: dict[str, Any] = {}
+    for key, value in doc.items():
+        if key == "traceEvents":
+            break
+        meta[key] = value
+    return meta, events
+
+
+class Kit(NamedTuple):
+    """What the struct readers need: the chunk decoder, the absent-key marker, an empty Args, a Raw decoder."""
+
+    decoder: Any
+    unset: Any
+    empty_args: Any
+    decode_raw: Callable[[Any], Any]
+
+
+@cache
+def kit() -> Kit:
+    """Structs with only the used fields, built from kineto_v1.toml's arg keys (others are skipped in C).
+
+    Top-level fields are typed as Kineto writes them (a string ``cat``, integer or string ``pid``,
+    numeric ``ts``...): any other type fails validation and the file goes to the ijson reader.
+    ``Input Dims``/``Input type`` stay raw JSON, decoded only for the operators whose shapes are used.
+    """
+    import msgspec
+
+    raw_keys = {"input_dims", "input_type"}
+    args = msgspec.defstruct(
+        "Args",
+        [
+            (attr, msgspec.Raw if attr in raw_keys else Any, msgspec.field(name=key, default=msgspec.UNSET))
+            for attr, key in load("kineto_v1")["args"].items()
+        ],
+        gc=False,
+    )
+    number = int | float | None
+    ident = int | str | None
+    event = msgspec.defstruct(
+        "Event",
+        [
+            ("ph", str, "X"),
+            ("cat", str | None, None),
+            ("name", str | None, None),
+            ("pid", ident, None),
+            ("tid", ident, None),
+            ("ts", number, None),
+            ("dur", number, 0),
+            ("args", args | None, None),
+        ],
+        gc=False,
+    )
+    return Kit(msgspec.json.Decoder(list[event]), msgspec.UNSET, args(), msgspec.json.decode)  # type: ignore[valid-type]
+
+
+def _errors() -> tuple[type[BaseException], ...]:
+    import zlib
+
+    import msgspec
+
+    return (msgspec.DecodeError, EOFError, OSError, zlib.error, UnicodeDecodeError, ValueError)
+
+
+class Reader:
+    """Header metadata and event chunks of one trace; every failure becomes :class:`NotFast`."""
+
+    def __init__(self, open_fn: Callable[[], IO[bytes]], is_object: bool) -> None:
+        self.open_fn = open_fn
+        self.is_object = is_object
+        self.meta: dict[str, Any] = {}
+        self.cut_once = False
+
+    def chunks(self) -> Iterator[list[Any]]:
+        """Decoded events, a block at a time (``self.meta`` is set before the first chunk)."""
+        import msgspec
+
+        decoder = kit().decoder
+        try:
+            with self.open_fn() as f:
+                buf = self._start(f)
+                retry_at = 0  # after a failed cut, decode again once the text has doubled: O(n) work in all
+                while True:
+                    data = f.read(BLOCK_BYTES)
+                    if not data:
+                        yield self._last(buf)
+                        return
+                    buf += data
+                    self._check_pending(buf)
+                    cut = _cut(buf) if len(buf) >= retry_at else None
+                    if cut is None:
+                        continue
+                    try:
+                        events = decoder.decode(b"[" + buf[: cut[0]] + b"]")
+                    except msgspec.ValidationError as exc:
+                        raise NotFast(str(exc)) from exc
+                    except msgspec.DecodeError:  # a cut inside a string or a nested value: read on
+                        retry_at = 2 * len(buf)
+                        continue
+                    buf, retry_at = buf[cut[1] :], 0
+                    self.cut_once = True
+                    yield events
+        except NotFast:
+            raise
+        except _errors() as exc:
+            raise NotFast(str(exc)) from exc
+
+    def _check_pending(self, buf: bytes) -> None:
+        if len(buf) > MAX_PENDING_BYTES:
+            raise NotFast("no event boundary")
+
+    def _start(self, f: IO[bytes]) -> bytes:
+        """Read up to the first event; sets ``meta`` (top-level keys before ``traceEvents``)."""
+        import msgspec
+
+        buf = b""
+        while True:
+            data = f.read(BLOCK_BYTES)
+            buf += data
+            if not self.is_object:
+                i = buf.find(b"[")
+                if i >= 0:
+                    return buf[i + 1 :]
+            else:
+                at = _events_key(buf, msgspec.json.decode)
+                if at is not None:
+                    self.meta, rest = at
+                    return buf[rest:]
+            if not data:
+                raise NotFast("no traceEvents array")
+            self._check_pending(buf)
+
+    def _last(self, buf: bytes) -> list[Any]:
+        """The events of the final block: up to the ``]`` whose tail closes the document."""
+        import msgspec
+
+        decoder = kit().decoder
+        end = len(buf)
+        for _ in range(_MAX_TAIL_TRIES):
+            p = buf.rfind(b"]", 0, end)
+            if p < 0:
+                break
+            end = p
+            tail = buf[p + 1 :]
+            if not _tail_ok(tail, self.is_object):
+                continue
+            if self.cut_once and not buf[:p].strip(_WS):
+                raise NotFast("a comma before the closing bracket")
+            try:
+                events: list[Any] = decoder.decode(b"[" + buf[: p + 1])
+            except msgspec.ValidationError as exc:
+                raise NotFast(str(exc)) from exc
+            except msgspec.DecodeError:
+                continue
+            return events
+        raise NotFast("truncated or malformed end of trace")
+
+
+def _events_key(buf: bytes, decode: Callable[[bytes], Any]) -> tuple[dict[str, Any], int] | None:
+    """(header keys, offset after '[') when buf holds the top-level ``"traceEvents": [``."""
+    start = 0
+    while (k := buf.find(b'"traceEvents"', start)) >= 0:
+        start = k + 1
+        key_end = k + len(b'"traceEvents"')
+        try:
+            head = decode(buf[:key_end] + b":null}")
+        except ValueError:  # not a top-level key (inside a string or a nested value)
+            continue
+        if not isinstance(head, dict) or list(head)[-1] != "traceEvents":
+            raise NotFast("unusual header")
+        i = _skip_ws(buf, key_end)
+        if i >= len(buf) or buf[i : i + 1] != b":":
+            return None
+        i = _skip_ws(buf, i + 1)
+        if i >= len(buf):
+            return None
+        if buf[i : i + 1] != b"[":
+            raise NotFast("traceEvents is not an array")
+        del head["traceEvents"]
+        return head, i + 1
+    return None
+
+
+def _skip_ws(buf: bytes, i: int) -> int:
+    while i < len(buf) and buf[i] in _WS:
+        i += 1
+    return i
+
+
+def _cut(buf: bytes) -> tuple[int, int] | None:
+    """(end of the events before the last ``},``, start of the text after its comma), or None."""
+    end = len(buf)
+    while (comma := buf.rfind(b",", 0, end)) > 0:
+        j = comma - 1
+        while j > 0 and buf[j] in _WS:
+            j -= 1
+        if buf[j] == ord("}"):
+            return j + 1, comma + 1
+        end = comma
+    return None
+
+
+def _tail_ok(tail: bytes, is_object: bool) -> bool:
+    """Whether the text after the events array closes the document (and holds no second traceEvents)."""
+    import msgspec
+
+    if not is_object:
+        return not tail.strip(_WS)
+    if b'"traceEvents"' in tail:
+        raise NotFast("a second traceEvents key")
+    try:
+        msgspec.json.decode(b'{"":0' + tail)
+    except msgspec.DecodeError:
+        return False
+    return True

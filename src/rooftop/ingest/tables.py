@@ -1,0 +1,91 @@
+"""The typed columns kept from one Kineto trace: GPU activities, launch calls, CPU ops, and the Trace.
+
+Timestamps stay in the trace's own unit (µs, integers or floats with ns fractions) until the
+analyses convert them. Names are interned: every ``name_id`` column indexes ``Trace.names``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rooftop.ingest.mapping import load
+
+F64 = NDArray[np.float64]
+I64 = NDArray[np.int64]
+
+KERNEL, MEMCPY, MEMSET = 0, 1, 2
+LAUNCH, CPU_OP = 3, 4  # host-side kinds (rows of LaunchTable / CpuTable)
+
+
+@dataclass(frozen=True)
+class GpuTable:
+    """GPU activities (kernels, memcpy, memset), one row each; ``kind`` is KERNEL/MEMCPY/MEMSET."""
+
+    ts_us: F64
+    dur_us: F64
+    stream: I64
+    device: I64
+    correlation: I64  # -1 when absent
+    name_id: I64
+    kind: I64
+    bytes: F64  # memcpy/memset payload; NaN for kernels
+
+
+@dataclass(frozen=True)
+class LaunchTable:
+    """Host runtime/driver calls (cuda_runtime, cuda_driver), one row each."""
+
+    ts_us: F64
+    dur_us: F64
+    correlation: I64
+    external_id: I64
+    thread: I64
+    name_id: I64
+
+
+@dataclass(frozen=True)
+class CpuTable:
+    """CPU operators and user annotations (ProfilerStep excluded), with shapes for the FLOP families."""
+
+    ts_us: F64
+    dur_us: F64
+    thread: I64
+    external_id: I64
+    name_id: I64
+    shape_id: I64  # index into ``shapes`` (-1: none); only ops listed in ops_v1.toml keep shapes
+    shapes: list[tuple[Any, Any]]  # distinct (Input Dims, Input type): a model repeats a few shapes
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Everything kept from one trace file."""
+
+    path: str
+    names: list[str]
+    gpu: GpuTable
+    launches: LaunchTable
+    cpu: CpuTable
+    steps: list[tuple[str, float, float]]  # (name, ts_us, dur_us) of ProfilerStep#N annotations
+    comm_args: dict[int, dict[str, Any]]  # gpu row -> NCCL args (collective, nelems, dtype, group size)
+    metadata: dict[str, Any]
+    events: int
+    skipped: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def rank(self) -> int | None:
+        """The distributed rank recorded in the trace, if any."""
+        info = self.metadata.get(load("kineto_v1")["metadata"]["distributed"])
+        rank = info.get("rank") if isinstance(info, dict) else None
+        return rank if isinstance(rank, int) else None
+
+    @property
+    def device_name(self) -> str:
+        """The first ``deviceProperties`` name, or ''."""
+        props = self.metadata.get(load("kineto_v1")["metadata"]["device_properties"])
+        if isinstance(props, list) and props and isinstance(props[0], dict):
+            return str(props[0].get("name", ""))
+        return ""

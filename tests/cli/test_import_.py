@@ -1,0 +1,116 @@
+"""`rooftop import` end to end (real subprocess)."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import fixture_path, run_cli
+
+
+def test_trace_json_has_the_documented_keys() -> None:
+    proc = run_cli("import", str(fixture_path("hta-traces", "sampled_rank-0.json.gz")), "-H", "a100-80gb-sxm", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["schema"] == "rooftop.run/1" and data["hardware"]["name"] == "a100-80gb-sxm"
+    tl = data["results"][0]["timeline"]
+    assert tl["kernels"] == 1154 and round(tl["busy_s"] * 1e6) == 547_303
+    assert tl["largest_gap_start_us"] == 1682725899072204
+    assert data["results"][0]["steps"]["steps"][-1]["last"] is True
+
+
+def test_ncu_points_per_kernel_and_level() -> None:
+    proc = run_cli("import", str(fixture_path("ncu-csv-olajide-gpu-roofline-profiler", "saxpy.csv")), "--json")
+    assert proc.returncode == 0, proc.stderr
+    (op,) = json.loads(proc.stdout)["results"][0]["ops"]
+    assert (op["source"], op["level"], op["bytes"]) == ("ncu", "hbm", 177_852_672)
+    assert abs(op["time_s"] - 292.928e-6) < 1e-12 and op["flops"] == 0
+
+
+def test_tables_and_findings() -> None:
+    proc = run_cli("import", str(fixture_path("hta-traces", "alexnet_a100.json.gz")), "-H", "a100-80gb-sxm")
+    assert proc.returncode == 0, proc.stderr
+    assert "span / busy / idle" in proc.stdout and "GPU idle" in proc.stdout
+
+
+def test_help_teaches() -> None:
+    proc = run_cli("import", "--help")
+    assert proc.returncode == 0 and "Examples:" in proc.stdout and "--page raw" in proc.stdout
+
+
+def test_unknown_hardware_is_one_line() -> None:
+    proc = run_cli("import", str(fixture_path("hta-traces", "triton_example.json.gz")), "-H", "a100")
+    assert proc.returncode == 2 and proc.stderr.startswith("rooftop: error: unknown hardware")
+
+
+def test_trace_tables_show_the_timeline_steps_and_points() -> None:
+    proc = run_cli("import", str(fixture_path("hta-traces", "sampled_rank-0.json.gz")), "-H", "a100-80gb-sxm")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    # README: 1,154 kernels on 4 streams, 40 memcpy, 10 memset; idle 675,515 of 1,222,818 µs = 55.2 %
+    assert "1,154 on 4 stream(s); 40 memcpy, 10 memset" in out
+    assert "(55.2% idle)" in out
+    assert "ProfilerStep#551" in out and "ProfilerStep#552 (last)" in out
+    assert "roofs: a100-80gb-sxm" in out and "points by time" in out
+
+
+def test_top_limits_the_points_table() -> None:
+    path = str(fixture_path("hta-traces", "sampled_rank-0.json.gz"))
+    proc = run_cli("import", path, "--top", "3")
+    assert proc.returncode == 0, proc.stderr
+    assert "top 3 of " in proc.stdout
+    assert "top 15 of " in run_cli("import", path).stdout  # the default
+
+
+def test_json_keys_and_output_file(tmp_path) -> None:
+    out = tmp_path / "run.json"
+    proc = run_cli("import", str(fixture_path("hta-traces", "nccl_data.json.gz")), "--json", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert json.loads(out.read_text()) == data and "wrote" in proc.stderr
+    assert set(data) >= {"schema", "hardware", "results"}
+    (result,) = data["results"]
+    assert {"workload", "ops", "timeline", "steps", "findings"} <= set(result)
+    tl = result["timeline"]
+    assert {"kernels", "busy_s", "idle_s", "span_s", "largest_gap_s", "largest_gap_start_us", "nccl_kernels",
+            "nccl_s", "comm_compute_overlap_s", "unjoined_kernels"} <= set(tl)  # fmt: skip
+    # README: 2,700 kernels, 21 NCCL kernels, comm union 46,876.49 µs of which 7,317.03 µs under compute
+    assert tl["kernels"] == 2700 and tl["nccl_kernels"] == 21
+    assert abs(tl["nccl_s"] * 1e6 - 46_876.49) < 0.01 and abs(tl["comm_compute_overlap_s"] * 1e6 - 7_317.03) < 0.01
+    assert {op["source"] for op in result["ops"]} == {"trace"}
+    assert [s["last"] for s in result["steps"]["steps"]] == [False, False, True]  # steps #4, #5, #6 (kept)
+
+
+def test_folder_of_ranks(tmp_path) -> None:
+    for name in ("sampled_rank-0.json.gz", "a100x8_rank3_control.json.gz"):
+        (tmp_path / name).write_bytes(fixture_path("hta-traces", name).read_bytes())
+    (tmp_path / "README.md").write_text("# not a trace\n")
+    proc = run_cli("import", str(tmp_path), "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    ranks = {r["workload"]["rank"]: r["timeline"]["kernels"] for r in data["results"]}
+    assert ranks == {0: 1154, 3: 8568}  # README kernel counts of each rank
+    tables = run_cli("import", str(tmp_path))
+    assert tables.returncode == 0, tables.stderr
+    assert "rank 0" in tables.stdout and "rank 3" in tables.stdout and "skipped README.md" in tables.stdout
+
+
+def test_bad_file_is_one_line_exit_2(tmp_path) -> None:
+    path = tmp_path / "trace.json"
+    path.write_text('{"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1, "dur": 2}')  # cut short
+    proc = run_cli("import", str(path))
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith(f"rooftop: error: {path}: truncated or malformed trace after 1 events")
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+
+
+def test_no_kernels_is_one_line_exit_2(tmp_path) -> None:
+    path = tmp_path / "cpu_only.json"
+    path.write_text(json.dumps({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1, "dur": 2}]}))
+    proc = run_cli("import", str(path))
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    assert "no GPU kernel events (cat=kernel) among 1 events" in proc.stderr
+
+
+def test_overrides_need_hardware() -> None:
+    proc = run_cli("import", str(fixture_path("hta-traces", "triton_example.json.gz")), "--bandwidth", "3 TB/s")
+    assert proc.returncode == 2 and "pass --hardware too" in proc.stderr
