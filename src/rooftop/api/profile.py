@@ -8,7 +8,7 @@ from the run is stored with the roof cache for ``rooftop analyze --calibrated``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from rooftop.core.roofs import Roofs
 from rooftop.core.workload import Workload
 from rooftop.diagnose.engine import Evidence, diagnose
 from rooftop.errors import MeasurementError
-from rooftop.measure import cache, calibrate
+from rooftop.measure import cache, calibrate, decode_model
 from rooftop.measure.points import measured_points, step_summary
 from rooftop.measure.roofs import check_device, measure_roofs, torch_threads
 from rooftop.models.presets import config_dict, resolve_model
@@ -122,11 +122,50 @@ def profile(req: ProfileRequest, progress: Progress | None = None) -> Run:
         say("calibrating: GEMM efficiency vs tokens")
         with torch_threads(req.threads):
             curve = calibrate.gemm_curve(spec.hidden, spec.ffn, roofs, req.device) if req.dtype == "fp32" else {}
+            decode = next((f for f in fit_input if f[0] == "decode"), None)
+            model = fit_decode_model(spec, built, req, roofs, decode, say) if decode else None
         calibration = calibrate.fit(fit_input, roofs.bandwidth("hbm"), curve)
+        if model:
+            calibration["decode_model"] = model
     if req.calibrate and calibration and not prof.interrupted:
         calibration["model"] = spec.name
         cache.save_calibration(calibration, req.device, req.threads)
     return Run(command="profile", roofs=roofs, results=tuple(results), identity=_identity(req, spec, built, prof))
+
+
+def fit_decode_model(
+    spec: ModelSpec,
+    built: Any,
+    req: ProfileRequest,
+    roofs: Roofs,
+    decode: tuple[str, list[RooflinePoint], list[RooflinePoint], float],
+    say: Progress,
+    shapes: Sequence[tuple[int, int]] | None = None,
+) -> dict[str, Any] | None:
+    """Time decode at the sweep's shapes that fit in memory; fit the decode model on them and the profile.
+
+    None when fewer than three shapes could be measured.
+    """
+    from rooftop.measure.sweep import SHAPES, decode_sweep
+
+    _, measured, analytic_points, step_s = decode
+    samples = [decode_model.Sample(analytic_points, {p.label: p.time_s or 0.0 for p in measured}, step_s)]
+    fitting = [(b, c) for b, c in (shapes or SHAPES) if _fits(spec, req.dtype, b, c, roofs)]
+    for shape in decode_sweep(built, fitting, say):
+        w = _decode_workload(req.dtype, shape.batch, shape.context + 3)  # the cache grows during the timed steps
+        samples.append(decode_model.Sample(analyze_one(spec, w, roofs).points, shape.class_times_s, shape.step_s))
+    if len(samples) < 3:
+        return None
+    return decode_model.fit(samples, roofs.peak(req.dtype), roofs.bandwidth("hbm"))
+
+
+def _decode_workload(dtype: str, batch: int, context: int) -> Workload:
+    return Workload(Phase.DECODE, batch=batch, context=context, weight_dtype=dtype, act_dtype=dtype, kv_dtype=dtype)
+
+
+def _fits(spec: ModelSpec, dtype: str, batch: int, context: int, roofs: Roofs) -> bool:
+    b = budget(spec, _decode_workload(dtype, batch, context), roofs.capacity_bytes, memory_utilization=0.9)
+    return b.weights_bytes + float(b.kv_cache_bytes) + float(b.activation_bytes) <= b.usable_bytes
 
 
 def _result(

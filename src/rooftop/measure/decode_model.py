@@ -1,0 +1,188 @@
+"""A per-operator-class model of the decode step, fitted by least squares on a few profiled shapes.
+
+One profiled shape cannot separate what is fixed from what scales with batch or context, so the
+profile times decode steps at a small sweep of (batch, context) shapes (``rooftop profile`` does
+this after the main profile) and fits, per operator class, against the analytic model's roof
+times at the measured roofs (``weight_s`` = weight bytes ÷ bandwidth, ``bytes_s``, ``flops_s`` =
+FLOPs ÷ peak):
+
+* GEMMs (q/k/v/o, gate/up/down, lm_head): ``min(v · tokens · weight_s, p · weight_s + k · flops_s)``.
+  Two routes a BLAS takes: a few rows are run as GEMVs that each stream the weight (time grows
+  with every token), more rows pack the weight once and then run at a compute efficiency. On
+  this CPU (MKL, one thread) the switch sits near 4 tokens; on a GPU the first route is simply
+  never the faster one.
+* every other class: ``c + m · bytes_s + k · flops_s`` (a fixed per-step cost for its launches and
+  dispatch, then memory and compute at fitted efficiencies).
+* what no operator explains — KV-cache append, gaps between ops, the profiler's own overhead —
+  from the *unprofiled* step time: ``step − Σ classes = c₀ + a · kv_s + f · fresh_s``, where
+  ``kv_s`` is the whole KV cache ÷ bandwidth (transformers' DynamicCache re-copies it with
+  ``torch.cat`` every step) and ``fresh_s`` the same for caches whose per-layer tensors are at
+  least 32 MiB: glibc serves allocations that large with fresh pages from the kernel every time
+  (its mmap threshold never rises above 32 MiB), so each step also pays page faults on them.
+
+All coefficients are non-negative (c₀ may take either sign: the profiler inflates op times).
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rooftop.core.points import RooflinePoint
+
+SCHEMA = "rooftop.decode-model/1"
+FRESH_PAGES_BYTES = 32 * 2**20  # glibc DEFAULT_MMAP_THRESHOLD_MAX on 64-bit
+GEMV_MAX_TOKENS = 2  # first guess of the route: ≤ 2 rows as GEMVs, then refined by the fit
+ATTENTION_PARTS = {"attn_score": "attention", "softmax": "attention", "attn_value": "attention"}
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One decode shape: analytic points at the measured roofs, measured class times, unprofiled step."""
+
+    points: Sequence[RooflinePoint]
+    class_times_s: dict[str, float]
+    step_s: float
+
+
+def features(points: Sequence[RooflinePoint], peak_flop_per_s: float, bytes_per_s: float) -> dict[str, Any]:
+    """Per class: tokens, weight_s, bytes_s, flops_s, gemm?; and the step's kv_s and fresh_s."""
+    classes: dict[str, dict[str, float]] = {}
+    kv_bytes = per_tensor = 0.0
+    tokens = 1.0
+    for p in points:
+        tokens = float(p.provenance.get("workload", {}).get("batch", tokens))
+        cls = ATTENTION_PARTS.get(p.label, p.label)
+        e = classes.setdefault(cls, {"weight_s": 0.0, "bytes_s": 0.0, "flops_s": 0.0, "gemm": 0.0})
+        e["weight_s"] += (p.traffic.weight_bytes if p.traffic else 0.0) / bytes_per_s
+        e["bytes_s"] += p.bytes / bytes_per_s
+        e["flops_s"] += p.flops / peak_flop_per_s
+        e["gemm"] = max(e["gemm"], 1.0 if p.op == "gemm" else 0.0)
+        kv = p.traffic.kv_read_bytes if p.traffic else 0.0
+        kv_bytes += kv
+        if p.label == "attn_score" and p.count:  # K of every layer: one K tensor per layer
+            per_tensor = kv / p.count
+    for e in classes.values():
+        e["tokens"] = tokens
+    fresh = kv_bytes if per_tensor >= FRESH_PAGES_BYTES else 0.0
+    return {"classes": classes, "tokens": tokens, "kv_s": kv_bytes / bytes_per_s, "fresh_s": fresh / bytes_per_s}
+
+
+def nnls(rows: Sequence[Sequence[float]], y: Sequence[float]) -> list[float]:
+    """Non-negative least squares by trying every set of active columns (small problems only)."""
+    import numpy as np
+
+    a, b = np.asarray(rows, dtype=float), np.asarray(y, dtype=float)
+    n = a.shape[1]
+    best, best_x = float("inf"), np.zeros(n)
+    for k in range(n + 1):
+        for cols in itertools.combinations(range(n), k):
+            x = np.zeros(n)
+            if cols:
+                sol = np.linalg.lstsq(a[:, list(cols)], b, rcond=None)[0]
+                if (sol < 0).any():
+                    continue
+                x[list(cols)] = sol
+            err = float(((a @ x - b) ** 2).sum())
+            if err < best - 1e-18:
+                best, best_x = err, x
+    return [float(v) for v in best_x]
+
+
+def gemm_time_s(f: dict[str, float], params: dict[str, float]) -> float:
+    """The faster of the two routes (GEMV per row, or pack + compute) the fit knows."""
+    routes = []
+    if params.get("v") is not None:
+        routes.append(params["v"] * f["tokens"] * f["weight_s"])
+    if params.get("p") is not None:
+        routes.append(params["p"] * f["weight_s"] + params["k"] * f["flops_s"])
+    return min(routes) if routes else 0.0
+
+
+def _fit_gemm(pairs: list[tuple[dict[str, float], float]]) -> dict[str, Any]:
+    route = ["v" if f["tokens"] <= GEMV_MAX_TOKENS else "p" for f, _ in pairs]
+    params: dict[str, Any] = {}
+    for _ in range(5):
+        vs = [t / (f["tokens"] * f["weight_s"]) for (f, t), r in zip(pairs, route) if r == "v" and f["weight_s"]]
+        packed = [(f, t) for (f, t), r in zip(pairs, route) if r == "p"]
+        params = {"kind": "gemm", "v": statistics.median(vs) if vs else None, "p": None, "k": None}
+        if packed:
+            params["p"], params["k"] = nnls([[f["weight_s"], f["flops_s"]] for f, _ in packed], [t for _, t in packed])
+        new = [_route(f, params) for f, _ in pairs]
+        if new == route:
+            break
+        route = new
+    return params
+
+
+def _route(f: dict[str, float], params: dict[str, Any]) -> str:
+    if params.get("p") is None:
+        return "v"
+    if params.get("v") is None:
+        return "p"
+    return (
+        "v"
+        if params["v"] * f["tokens"] * f["weight_s"] <= params["p"] * f["weight_s"] + params["k"] * f["flops_s"]
+        else "p"
+    )
+
+
+def _linear_row(f: dict[str, float]) -> list[float]:
+    return [1.0, f["bytes_s"], f["flops_s"]]
+
+
+def class_time_s(cls: str, feats: dict[str, Any], model: dict[str, Any]) -> float:
+    """Predicted time of one class at a shape (0 for a class the model never saw)."""
+    params = model["classes"].get(cls)
+    if params is None:
+        return 0.0
+    f = feats["classes"].get(cls) or {"tokens": feats["tokens"], "weight_s": 0.0, "bytes_s": 0.0, "flops_s": 0.0}
+    if params["kind"] == "gemm":
+        return gemm_time_s(f, params)
+    return float(sum(c * x for c, x in zip(params["coef"], _linear_row(f), strict=True)))
+
+
+def fit(samples: Sequence[Sample], peak_flop_per_s: float, bytes_per_s: float) -> dict[str, Any]:
+    """Fit every measured class, then the residual of the unprofiled step (KV copy, gaps, overheads)."""
+    feats = [features(s.points, peak_flop_per_s, bytes_per_s) for s in samples]
+    names = sorted({c for s in samples for c in s.class_times_s} - {"kv_append"})
+    model: dict[str, Any] = {
+        "schema": SCHEMA,
+        "classes": {},
+        "peak_flop_per_s": peak_flop_per_s,
+        "bytes_per_s": bytes_per_s,
+    }
+    empty = {"weight_s": 0.0, "bytes_s": 0.0, "flops_s": 0.0, "gemm": 0.0}
+    for cls in names:
+        pairs = [
+            ({**empty, "tokens": f["tokens"], **f["classes"].get(cls, {})}, s.class_times_s.get(cls, 0.0))
+            for s, f in zip(samples, feats, strict=True)
+        ]
+        if pairs[0][0]["gemm"]:
+            model["classes"][cls] = _fit_gemm(pairs)
+        else:
+            model["classes"][cls] = {
+                "kind": "linear",
+                "coef": nnls([_linear_row(f) for f, _ in pairs], [t for _, t in pairs]),
+            }
+    rest = [s.step_s - sum(class_time_s(c, f, model) for c in names) for s, f in zip(samples, feats, strict=True)]
+    plus, minus, kv, fresh = nnls([[1.0, -1.0, f["kv_s"], f["fresh_s"]] for f in feats], rest)
+    model["residual"] = {"const_s": plus - minus, "kv": kv, "fresh": fresh}
+    model["shapes"] = [[f["tokens"], s.points[0].provenance.get("workload", {}).get("context") if s.points else None]
+                       for s, f in zip(samples, feats, strict=True)]  # fmt: skip
+    fitted = [predict_step(s.points, model)[0] for s in samples]
+    model["train_abs_error"] = [abs(p / s.step_s - 1.0) for p, s in zip(fitted, samples, strict=True) if s.step_s]
+    return model
+
+
+def predict_step(points: Sequence[RooflinePoint], model: dict[str, Any]) -> tuple[float, dict[str, float]]:
+    """The predicted decode step time and its parts by class (``kv_append`` and ``overhead`` included)."""
+    f = features(points, model["peak_flop_per_s"], model["bytes_per_s"])
+    parts = {cls: class_time_s(cls, f, model) for cls in model["classes"]}
+    r = model["residual"]
+    parts["kv_append"] = r["kv"] * f["kv_s"] + r["fresh"] * f["fresh_s"]
+    parts["overhead"] = r["const_s"]
+    return sum(parts.values()), parts
