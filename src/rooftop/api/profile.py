@@ -122,8 +122,7 @@ def profile(req: ProfileRequest, progress: Progress | None = None) -> Run:
         say("calibrating: GEMM efficiency vs tokens")
         with torch_threads(req.threads):
             curve = calibrate.gemm_curve(spec.hidden, spec.ffn, roofs, req.device) if req.dtype == "fp32" else {}
-            decode = next((f for f in fit_input if f[0] == "decode"), None)
-            model = fit_decode_model(spec, built, req, roofs, decode, say) if decode else None
+            model = fit_decode_model(spec, built, req.dtype, roofs, say)
         calibration = calibrate.fit(fit_input, roofs.bandwidth("hbm"), curve)
         if model:
             calibration["decode_model"] = model
@@ -136,27 +135,26 @@ def profile(req: ProfileRequest, progress: Progress | None = None) -> Run:
 def fit_decode_model(
     spec: ModelSpec,
     built: Any,
-    req: ProfileRequest,
+    dtype: str,
     roofs: Roofs,
-    decode: tuple[str, list[RooflinePoint], list[RooflinePoint], float],
     say: Progress,
     shapes: Sequence[tuple[int, int]] | None = None,
 ) -> dict[str, Any] | None:
-    """Time decode at the sweep's shapes that fit in memory; fit the decode model on them and the profile.
+    """Time decode at the sweep's shapes that fit in memory and fit the decode model on them.
 
-    None when fewer than three shapes could be measured.
+    None when fewer than three shapes could be measured. The profiled shape itself is left out, so
+    that a prediction at it is a check, not a read-back.
     """
     from rooftop.measure.sweep import SHAPES, decode_sweep
 
-    _, measured, analytic_points, step_s = decode
-    samples = [decode_model.Sample(analytic_points, {p.label: p.time_s or 0.0 for p in measured}, step_s)]
-    fitting = [(b, c) for b, c in (shapes or SHAPES) if _fits(spec, req.dtype, b, c, roofs)]
+    samples = []
+    fitting = [(b, c) for b, c in (shapes or SHAPES) if _fits(spec, dtype, b, c, roofs)]
     for shape in decode_sweep(built, fitting, say):
-        w = _decode_workload(req.dtype, shape.batch, shape.context + 3)  # the cache grows during the timed steps
+        w = _decode_workload(dtype, shape.batch, shape.context + 3)  # the cache grows during the timed steps
         samples.append(decode_model.Sample(analyze_one(spec, w, roofs).points, shape.class_times_s, shape.step_s))
     if len(samples) < 3:
         return None
-    return decode_model.fit(samples, roofs.peak(req.dtype), roofs.bandwidth("hbm"))
+    return decode_model.fit(samples, roofs.peak(dtype), roofs.bandwidth("hbm"))
 
 
 def _decode_workload(dtype: str, batch: int, context: int) -> Workload:
