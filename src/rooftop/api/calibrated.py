@@ -72,7 +72,7 @@ def heldout_error(
     dtype: str = "fp32",
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    """Measured vs calibrated-predicted decode step time on (batch, context) shapes; median |error|."""
+    """Measured vs calibrated-predicted decode step time on (batch, context) shapes; median and p90 |error|."""
     from rooftop.measure.model import build_model
     from rooftop.measure.roofs import torch_threads
     from rooftop.measure.steptime import decode_step_s
@@ -103,4 +103,13 @@ def heldout_error(
                     "error": predicted / measured - 1.0,
                 }
             )
-    return {"rows": rows, "median_abs_error": statistics.median(abs(r["error"]) for r in rows)}
+    errors = sorted(abs(r["error"]) for r in rows)
+    return {"rows": rows, "median_abs_error": statistics.median(errors), "p90_abs_error": _quantile(errors, 0.9)}
+
+
+def _quantile(ordered: Sequence[float], q: float) -> float:
+    """Linear-interpolated quantile of sorted values (numpy's default)."""
+    pos = q * (len(ordered) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (pos - lo) * (ordered[hi] - ordered[lo])

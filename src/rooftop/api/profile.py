@@ -46,6 +46,7 @@ class ProfileRequest:
     weights: str | None = None
     remeasure_roofs: bool = False
     calibrate: bool = True
+    sweep_shapes: tuple[tuple[int, int], ...] | None = None  # (batch, context) of the decode sweep; None = default
 
 
 def roofs_for(device: str, threads: int, remeasure: bool = False, progress: Progress | None = None) -> Roofs:
@@ -122,7 +123,7 @@ def profile(req: ProfileRequest, progress: Progress | None = None) -> Run:
         say("calibrating: GEMM efficiency vs tokens")
         with torch_threads(req.threads):
             curve = calibrate.gemm_curve(spec.hidden, spec.ffn, roofs, req.device) if req.dtype == "fp32" else {}
-            model = fit_decode_model(spec, built, req.dtype, roofs, say)
+            model = fit_decode_model(spec, built, req.dtype, roofs, say, req.sweep_shapes)
         calibration = calibrate.fit(fit_input, roofs.bandwidth("hbm"), curve)
         if model:
             calibration["decode_model"] = model

@@ -4,41 +4,17 @@ import json
 
 import pytest
 
-from rooftop.core.roofs import ComputeRoof, MemoryRoof, RoofKind, Roofs
 from tests.conftest import run_cli
+from tests.measure.tiny import TINY, seed
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
-
-TINY = {
-    "model_type": "llama",
-    "hidden_size": 64,
-    "intermediate_size": 128,
-    "num_hidden_layers": 2,
-    "num_attention_heads": 4,
-    "num_key_value_heads": 2,
-    "head_dim": 16,
-    "vocab_size": 256,
-    "max_position_embeddings": 128,
-    "tie_word_embeddings": False,
-}
 
 
 @pytest.fixture
 def env(tmp_path, monkeypatch):
     monkeypatch.setenv("ROOFTOP_CACHE_DIR", str(tmp_path / "cache"))
-    from rooftop.measure import cache
-
-    roofs = Roofs(
-        "cpu:test",
-        (ComputeRoof("fp32", 90e9, RoofKind.MEASURED, "seeded by the test"),),
-        (MemoryRoof("hbm", 20e9, RoofKind.MEASURED, "seeded by the test"),),
-        capacity_bytes=8 * 2**30,
-        identity={"spread": {"compute.fp32": 0.05, "memory.hbm": 0.05}},
-    )
-    cache.save_roofs(roofs, "cpu", 1)
-    (tmp_path / "tiny").mkdir()
-    (tmp_path / "tiny" / "config.json").write_text(json.dumps(TINY))
+    seed(tmp_path)
     return {"ROOFTOP_CACHE_DIR": str(tmp_path / "cache")}, tmp_path
 
 
@@ -74,8 +50,9 @@ def test_profile_tiny_model_end_to_end(env):
 def test_table_output_names_measured_and_analytic(env):
     e, tmp = env
     out = run_cli(
-        "profile", "-m", str(tmp / "tiny"), "-p", "16", "--steps", "1", "--trace", str(tmp / "t.json.gz"), env=e
-    )
+        "profile", "-m", str(tmp / "tiny"), "-p", "16", "--steps", "1", "--trace", str(tmp / "t.json.gz"),
+        "--no-calibrate", env=e,
+    )  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert "measured vs analytic" in out.stdout and "FlopCounterMode" in out.stdout
 
@@ -101,3 +78,29 @@ def test_config_transformers_cannot_build(env):
     out = run_cli("profile", "-m", str(tmp / "bad"), env=e)
     assert out.returncode == 2
     assert "rooftop: error:" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_ctrl_c_mid_profile_reports_what_was_measured_and_exits_130(env, monkeypatch):
+    """In-process (a subprocess cannot be interrupted at a chosen step): Ctrl-C during the 2nd profiled decode."""
+    from click.testing import CliRunner
+
+    from rooftop.cli.main import cli
+    from rooftop.measure import profile as measure_profile
+
+    _, tmp = env
+    original, calls = measure_profile.Stepper.decode, {"n": 0}
+
+    def decode(self):
+        calls["n"] += 1
+        if calls["n"] == 7:  # 1 cold + 3 warm + 1 FLOP check + the 1st profiled step; Ctrl-C in the 2nd
+            raise KeyboardInterrupt
+        original(self)
+
+    monkeypatch.setattr(measure_profile.Stepper, "decode", decode)
+    args = ["profile", "-m", str(tmp / "tiny"), "-p", "16", "--steps", "3", "--trace", str(tmp / "t.json"), "--json"]
+    out = CliRunner().invoke(cli, args)
+    assert out.exit_code == 130
+    run = json.loads(out.stdout)
+    assert run["identity"]["interrupted"] is True
+    assert [r["profile"]["steps"] for r in run["results"]] == [1, 1]  # the prefill and the one whole decode step
+    assert "rooftop: interrupted: reported the 2 step(s) measured before Ctrl-C" in out.stderr
