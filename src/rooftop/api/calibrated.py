@@ -71,6 +71,7 @@ def heldout_error(
     threads: int = 1,
     dtype: str = "fp32",
     progress: Callable[[str], None] | None = None,
+    reps: int = 3,
 ) -> dict[str, Any]:
     """Measured vs calibrated-predicted decode step time on (batch, context) shapes; median and p90 |error|."""
     from rooftop.measure.model import build_model
@@ -86,7 +87,7 @@ def heldout_error(
         for batch, context in grid:
             if progress:
                 progress(f"decode step at batch {batch}, context {context}")
-            measured = decode_step_s(built, batch, context)
+            measured = decode_step_s(built, batch, context, reps)
             w = Workload(
                 Phase.DECODE, batch=batch, context=context, weight_dtype=dtype, act_dtype=dtype, kv_dtype=dtype
             )

@@ -6,21 +6,25 @@ this after the main profile) and fits, per operator class, against the analytic 
 times at the measured roofs (``weight_s`` = weight bytes ÷ bandwidth, ``bytes_s``, ``flops_s`` =
 FLOPs ÷ peak):
 
-* GEMMs (q/k/v/o, gate/up/down, lm_head): ``min(v · tokens · weight_s, p · weight_s + k · flops_s)``.
+* GEMMs (q/k/v/o, gate/up/down, lm_head), one model shared by all of them:
+  ``min(v · tokens · weight_s, p · weight_s + k · flops_s)``.
   Two routes a BLAS takes: a few rows are run as GEMVs that each stream the weight (time grows
   with every token), more rows pack the weight once and then run at a compute efficiency. On
   this CPU (MKL, one thread) the switch sits near 4 tokens; on a GPU the first route is simply
   never the faster one.
-* every other class: ``c + m · bytes_s + k · flops_s`` (a fixed per-step cost for its launches and
+* attention: ``c + m · bytes_s + k · flops_s`` (a fixed per-step cost for its launches and
   dispatch, then memory and compute at fitted efficiencies).
-* what no operator explains — KV-cache append, gaps between ops, the profiler's own overhead —
-  from the *unprofiled* step time: ``step − Σ classes = c₀ + a · kv_s + f · fresh_s``, where
+* the rest — norms, activations, rotary, sampling, KV-cache append, gaps between ops, the
+  profiler's own overhead on the class times — from the *unprofiled* step time:
+  ``step − Σ classes = c₀ + t · tokens + a · kv_s + f · fresh_s``, where
   ``kv_s`` is the whole KV cache ÷ bandwidth (transformers' DynamicCache re-copies it with
   ``torch.cat`` every step) and ``fresh_s`` the same for caches whose per-layer tensors are at
   least 32 MiB: glibc serves allocations that large with fresh pages from the kernel every time
   (its mmap threshold never rises above 32 MiB), so each step also pays page faults on them.
 
-All coefficients are non-negative (c₀ may take either sign: the profiler inflates op times).
+All coefficients are non-negative (c₀ may take either sign: the profiler inflates op times). Few
+parameters on many observations (every GEMM class at every shape) keep the fit stable when a
+shared machine makes single timings noisy.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from rooftop.core.points import RooflinePoint
 SCHEMA = "rooftop.decode-model/1"
 FRESH_PAGES_BYTES = 32 * 2**20  # glibc DEFAULT_MMAP_THRESHOLD_MAX on 64-bit
 GEMV_MAX_TOKENS = 2  # first guess of the route: ≤ 2 rows as GEMVs, then refined by the fit
+OWN_FIT = ("attention",)  # classes with their own linear fit; smaller ones go to the residual
 ATTENTION_PARTS = {"attn_score": "attention", "softmax": "attention", "attn_value": "attention"}
 
 
@@ -139,43 +144,58 @@ def class_time_s(cls: str, feats: dict[str, Any], model: dict[str, Any]) -> floa
     params = model["classes"].get(cls)
     if params is None:
         return 0.0
-    f = feats["classes"].get(cls) or {"tokens": feats["tokens"], "weight_s": 0.0, "bytes_s": 0.0, "flops_s": 0.0}
+    f = feats["classes"].get(cls) or _empty(feats)
     if params["kind"] == "gemm":
         return gemm_time_s(f, params)
     return float(sum(c * x for c, x in zip(params["coef"], _linear_row(f), strict=True)))
 
 
 def fit(samples: Sequence[Sample], peak_flop_per_s: float, bytes_per_s: float) -> dict[str, Any]:
-    """Fit every measured class, then the residual of the unprofiled step (KV copy, gaps, overheads)."""
+    """Fit GEMMs (one shared route model) and attention on class times, then the unprofiled step's residual.
+
+    The residual holds the small ops, the KV copy, gaps and the profiler's overhead.
+    """
     feats = [features(s.points, peak_flop_per_s, bytes_per_s) for s in samples]
-    names = sorted({c for s in samples for c in s.class_times_s} - {"kv_append"})
+    measured = {c for s in samples for c in s.class_times_s}
+    gemms = sorted(c for c in measured if any(f["classes"].get(c, {}).get("gemm") for f in feats))
+    pairs = [
+        (f["classes"][c], s.class_times_s.get(c, 0.0))
+        for s, f in zip(samples, feats, strict=True)
+        for c in gemms
+        if c in f["classes"]
+    ]
+    shared = _fit_gemm(pairs)
     model: dict[str, Any] = {
         "schema": SCHEMA,
-        "classes": {},
+        "classes": {c: shared for c in gemms},
         "peak_flop_per_s": peak_flop_per_s,
         "bytes_per_s": bytes_per_s,
     }
-    empty = {"weight_s": 0.0, "bytes_s": 0.0, "flops_s": 0.0, "gemm": 0.0}
-    for cls in names:
-        pairs = [
-            ({**empty, "tokens": f["tokens"], **f["classes"].get(cls, {})}, s.class_times_s.get(cls, 0.0))
-            for s, f in zip(samples, feats, strict=True)
-        ]
-        if pairs[0][0]["gemm"]:
-            model["classes"][cls] = _fit_gemm(pairs)
-        else:
-            model["classes"][cls] = {
-                "kind": "linear",
-                "coef": nnls([_linear_row(f) for f, _ in pairs], [t for _, t in pairs]),
-            }
-    rest = [s.step_s - sum(class_time_s(c, f, model) for c in names) for s, f in zip(samples, feats, strict=True)]
-    plus, minus, kv, fresh = nnls([[1.0, -1.0, f["kv_s"], f["fresh_s"]] for f in feats], rest)
-    model["residual"] = {"const_s": plus - minus, "kv": kv, "fresh": fresh}
+    for cls in sorted(measured & set(OWN_FIT)):
+        rows = [_linear_row(f["classes"].get(cls, _empty(f))) for f in feats]
+        coef = nnls(rows, [s.class_times_s.get(cls, 0.0) for s in samples])
+        model["classes"][cls] = {"kind": "linear", "coef": coef}
+    rest = [s.step_s - _classes_s(f, model) for s, f in zip(samples, feats, strict=True)]
+    plus, minus, per_token, kv, fresh = nnls([_residual_row(f) for f in feats], rest)
+    model["residual"] = {"const_s": plus - minus, "per_token_s": per_token, "kv": kv, "fresh": fresh}
     model["shapes"] = [[f["tokens"], s.points[0].provenance.get("workload", {}).get("context") if s.points else None]
                        for s, f in zip(samples, feats, strict=True)]  # fmt: skip
     fitted = [predict_step(s.points, model)[0] for s in samples]
+    model["train_step_s"] = [[s.step_s, p] for p, s in zip(fitted, samples, strict=True)]  # measured, fitted
     model["train_abs_error"] = [abs(p / s.step_s - 1.0) for p, s in zip(fitted, samples, strict=True) if s.step_s]
     return model
+
+
+def _empty(f: dict[str, Any]) -> dict[str, float]:
+    return {"tokens": f["tokens"], "weight_s": 0.0, "bytes_s": 0.0, "flops_s": 0.0}
+
+
+def _classes_s(f: dict[str, Any], model: dict[str, Any]) -> float:
+    return sum(class_time_s(c, f, model) for c in model["classes"])
+
+
+def _residual_row(f: dict[str, Any]) -> list[float]:
+    return [1.0, -1.0, f["tokens"], f["kv_s"], f["fresh_s"]]
 
 
 def predict_step(points: Sequence[RooflinePoint], model: dict[str, Any]) -> tuple[float, dict[str, float]]:
@@ -184,5 +204,5 @@ def predict_step(points: Sequence[RooflinePoint], model: dict[str, Any]) -> tupl
     parts = {cls: class_time_s(cls, f, model) for cls in model["classes"]}
     r = model["residual"]
     parts["kv_append"] = r["kv"] * f["kv_s"] + r["fresh"] * f["fresh_s"]
-    parts["overhead"] = r["const_s"]
+    parts["overhead"] = r["const_s"] + r.get("per_token_s", 0.0) * f["tokens"]
     return sum(parts.values()), parts

@@ -2,11 +2,12 @@
 
 The input of the decode model's fit (decode_model.py). Each shape gets a KV cache filled with
 random keys and values (steptime.py), one warm step, ``reps`` unprofiled steps (median kept) and
-``profiled`` steps under torch.profiler, attributed like the main profile.
+``profiled`` steps under torch.profiler, attributed like the main profile (median per class).
 """
 
 from __future__ import annotations
 
+import statistics
 import tempfile
 import time
 from collections import defaultdict
@@ -17,7 +18,7 @@ from pathlib import Path
 from rooftop.measure.attribution import STEP, attribute
 from rooftop.measure.model import BuiltModel
 from rooftop.measure.profile import Stepper, _ranged_cache, module_ranges, save_trace
-from rooftop.measure.steptime import filled_cache
+from rooftop.measure.steptime import filled_cache, settle_allocator
 
 # ordered by growing per-layer cache size; none is a cell of the held-out grid of benchmarks/bench_calibration.py
 # (batch 1, 4, 16, 32 × context 128, 512, 2048), nor is the main profile's decode (batch 1 at ~512) used
@@ -31,13 +32,14 @@ class ShapeTimes:
     batch: int
     context: int
     step_s: float  # median of the unprofiled steps
-    class_times_s: dict[str, float]  # mean per profiled step
+    class_times_s: dict[str, float]  # median over the profiled steps
 
 
-def time_shape(built: BuiltModel, batch: int, context: int, reps: int = 3, profiled: int = 2) -> ShapeTimes:
+def time_shape(built: BuiltModel, batch: int, context: int, reps: int = 3, profiled: int = 3) -> ShapeTimes:
     """Time decode steps at one shape, then profile ``profiled`` more and attribute them per class."""
     import torch
 
+    settle_allocator()  # the same allocator state as the held-out check (steptime.py)
     stepper = Stepper(built, batch, 1)
     dtype = next(built.model.parameters()).dtype
     stepper.cache = _ranged_cache(filled_cache(built.model, batch, context, dtype, built.device))
@@ -57,12 +59,13 @@ def time_shape(built: BuiltModel, batch: int, context: int, reps: int = 3, profi
                 stepper.decode()
     with tempfile.TemporaryDirectory() as tmp:
         steps = attribute(save_trace(prof, Path(tmp) / "sweep.json"))
-    per_class: dict[str, float] = defaultdict(float)
-    for step in steps:
+    per_class: dict[str, list[float]] = defaultdict(lambda: [0.0] * len(steps))
+    for i, step in enumerate(steps):
         for op in step.ops:
-            per_class[op.cls] += op.time_s / len(steps)
+            per_class[op.cls][i] += op.time_s
     del stepper
-    return ShapeTimes(batch, context, sorted(times)[len(times) // 2], dict(per_class))
+    medians = {cls: statistics.median(times_s) for cls, times_s in per_class.items()}
+    return ShapeTimes(batch, context, statistics.median(times), medians)
 
 
 def decode_sweep(
