@@ -18,6 +18,7 @@ def env(tmp_path, monkeypatch):
     return {"ROOFTOP_CACHE_DIR": str(tmp_path / "cache")}, tmp_path
 
 
+@pytest.mark.slow  # the real profiler, then the default calibration sweep: ~10 s on 2 cores
 def test_profile_tiny_model_end_to_end(env):
     e, tmp = env
     out = run_cli(

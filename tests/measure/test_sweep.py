@@ -7,7 +7,7 @@ pytest.importorskip("transformers")
 
 def test_time_shape_gives_an_unprofiled_step_and_class_times(tiny_built):
     t = sweep.time_shape(tiny_built, batch=2, context=16, reps=3, profiled=2)
-    assert (t.batch, t.context) == (2, 16) and t.step_s > 0
+    assert (t.batch, t.context) == (2, 16) and t.step_s > 0 and t.profiled_step_s > 0
     assert {"q_proj", "attention", "lm_head", "kv_append"} <= set(t.class_times_s)
     assert all(v >= 0 for v in t.class_times_s.values())
 

@@ -152,7 +152,8 @@ def fit_decode_model(
     fitting = [(b, c) for b, c in (shapes or SHAPES) if _fits(spec, dtype, b, c, roofs)]
     for shape in decode_sweep(built, fitting, say):
         w = _decode_workload(dtype, shape.batch, shape.context + 3)  # the cache grows during the timed steps
-        samples.append(decode_model.Sample(analyze_one(spec, w, roofs).points, shape.class_times_s, shape.step_s))
+        points = analyze_one(spec, w, roofs).points
+        samples.append(decode_model.Sample(points, shape.class_times_s, shape.step_s, shape.profiled_step_s))
     if len(samples) < 3:
         return None
     return decode_model.fit(samples, roofs.peak(dtype), roofs.bandwidth("hbm"))

@@ -14,15 +14,17 @@ FLOPs ÷ peak):
   never the faster one.
 * attention: ``c + m · bytes_s + k · flops_s`` (a fixed per-step cost for its launches and
   dispatch, then memory and compute at fitted efficiencies).
-* the rest — norms, activations, rotary, sampling, KV-cache append, gaps between ops, the
-  profiler's own overhead on the class times — from the *unprofiled* step time:
+* the rest — norms, activations, rotary, sampling, KV-cache append, gaps between ops — from the
+  *unprofiled* step time:
   ``step − Σ classes = c₀ + t · tokens + a · kv_s + f · fresh_s``, where
   ``kv_s`` is the whole KV cache ÷ bandwidth (transformers' DynamicCache re-copies it with
   ``torch.cat`` every step) and ``fresh_s`` the same for caches whose per-layer tensors are at
   least 32 MiB: glibc serves allocations that large with fresh pages from the kernel every time
   (its mmap threshold never rises above 32 MiB), so each step also pays page faults on them.
 
-All coefficients are non-negative (c₀ may take either sign: the profiler inflates op times). Few
+Class times measured under the profiler are first scaled by the shape's unprofiled ÷ profiled
+step time (the profiler's per-op overhead taken out), so every coefficient is non-negative and
+no prediction can fall below the sum of its operators. Few
 parameters on many observations (every GEMM class at every shape) keep the fit stable when a
 shared machine makes single timings noisy.
 """
@@ -51,6 +53,12 @@ class Sample:
     points: Sequence[RooflinePoint]
     class_times_s: dict[str, float]
     step_s: float
+    profiled_step_s: float | None = None  # the same step under the profiler, when known
+
+    def unprofiled(self, cls: str) -> float:
+        """A class time scaled by unprofiled ÷ profiled step: the profiler's overhead taken out."""
+        t = self.class_times_s.get(cls, 0.0)
+        return t * self.step_s / self.profiled_step_s if self.profiled_step_s else t
 
 
 def features(points: Sequence[RooflinePoint], peak_flop_per_s: float, bytes_per_s: float) -> dict[str, Any]:
@@ -159,7 +167,7 @@ def fit(samples: Sequence[Sample], peak_flop_per_s: float, bytes_per_s: float) -
     measured = {c for s in samples for c in s.class_times_s}
     gemms = sorted(c for c in measured if any(f["classes"].get(c, {}).get("gemm") for f in feats))
     pairs = [
-        (f["classes"][c], s.class_times_s.get(c, 0.0))
+        (f["classes"][c], s.unprofiled(c))
         for s, f in zip(samples, feats, strict=True)
         for c in gemms
         if c in f["classes"]
@@ -173,11 +181,11 @@ def fit(samples: Sequence[Sample], peak_flop_per_s: float, bytes_per_s: float) -
     }
     for cls in sorted(measured & set(OWN_FIT)):
         rows = [_linear_row(f["classes"].get(cls, _empty(f))) for f in feats]
-        coef = nnls(rows, [s.class_times_s.get(cls, 0.0) for s in samples])
+        coef = nnls(rows, [s.unprofiled(cls) for s in samples])
         model["classes"][cls] = {"kind": "linear", "coef": coef}
     rest = [s.step_s - _classes_s(f, model) for s, f in zip(samples, feats, strict=True)]
-    plus, minus, per_token, kv, fresh = nnls([_residual_row(f) for f in feats], rest)
-    model["residual"] = {"const_s": plus - minus, "per_token_s": per_token, "kv": kv, "fresh": fresh}
+    const, per_token, kv, fresh = nnls([_residual_row(f) for f in feats], rest)
+    model["residual"] = {"const_s": const, "per_token_s": per_token, "kv": kv, "fresh": fresh}
     model["shapes"] = [[f["tokens"], s.points[0].provenance.get("workload", {}).get("context") if s.points else None]
                        for s, f in zip(samples, feats, strict=True)]  # fmt: skip
     fitted = [predict_step(s.points, model)[0] for s in samples]
@@ -195,7 +203,7 @@ def _classes_s(f: dict[str, Any], model: dict[str, Any]) -> float:
 
 
 def _residual_row(f: dict[str, Any]) -> list[float]:
-    return [1.0, -1.0, f["tokens"], f["kv_s"], f["fresh_s"]]
+    return [1.0, f["tokens"], f["kv_s"], f["fresh_s"]]
 
 
 def predict_step(points: Sequence[RooflinePoint], model: dict[str, Any]) -> tuple[float, dict[str, float]]:

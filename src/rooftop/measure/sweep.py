@@ -33,6 +33,7 @@ class ShapeTimes:
     context: int
     step_s: float  # median of the unprofiled steps
     class_times_s: dict[str, float]  # median over the profiled steps
+    profiled_step_s: float  # median of the profiled steps (ops, gaps and the profiler's overhead)
 
 
 def time_shape(built: BuiltModel, batch: int, context: int, reps: int = 3, profiled: int = 3) -> ShapeTimes:
@@ -65,7 +66,8 @@ def time_shape(built: BuiltModel, batch: int, context: int, reps: int = 3, profi
             per_class[op.cls][i] += op.time_s
     del stepper
     medians = {cls: statistics.median(times_s) for cls, times_s in per_class.items()}
-    return ShapeTimes(batch, context, statistics.median(times), medians)
+    profiled_s = statistics.median(step.time_s for step in steps)
+    return ShapeTimes(batch, context, statistics.median(times), medians, profiled_s)
 
 
 def decode_sweep(
