@@ -26,11 +26,31 @@ SETTLE_BYTES = 32 * 2**20 - 4096  # just under glibc's DEFAULT_MMAP_THRESHOLD_MA
 
 
 def settle_allocator() -> None:
-    """Allocate and free one block just under 32 MiB: glibc raises its mmap threshold to it."""
+    """Free one block just under 32 MiB (glibc raises its mmap threshold to it), then trim the heap.
+
+    Trimming returns the free heap to the kernel, so a tensor of 32 MiB or more can no longer be
+    carved from space an earlier, larger shape left behind: it is mmap'ed with fresh pages, as in a
+    process that never ran anything larger. Without glibc (macOS, musl) only the free happens.
+    """
     import torch
 
     block = torch.empty(SETTLE_BYTES // 4, dtype=torch.float32)
     del block
+    _malloc_trim()
+
+
+def _malloc_trim() -> None:
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name) if name else None
+        trim = getattr(libc, "malloc_trim", None)
+    except OSError:
+        return
+    if trim is not None:
+        trim(0)
 
 
 def filled_cache(model: Any, batch: int, context: int, dtype: Any, device: str) -> Any:
