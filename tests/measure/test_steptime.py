@@ -16,3 +16,12 @@ def test_filled_cache_holds_the_context_in_every_layer(tiny_built):
 
 def test_decode_step_time_is_the_median_of_positive_steps(tiny_built):
     assert 0 < steptime.decode_step_s(tiny_built, batch=2, context=32, reps=3) < 10
+
+
+def test_settle_allocator_works_without_glibc(monkeypatch):
+    import ctypes.util
+
+    steptime.settle_allocator()  # glibc here: frees a block just under 32 MiB and trims the heap
+    monkeypatch.setattr(ctypes.util, "find_library", lambda _name: None)
+    steptime.settle_allocator()  # no libc found: only the free happens
+    assert steptime.SETTLE_BYTES == 32 * 2**20 - 4096
