@@ -22,9 +22,7 @@ FLOPs ÷ peak):
   least 32 MiB: glibc serves allocations that large with fresh pages from the kernel every time
   (its mmap threshold never rises above 32 MiB), so each step also pays page faults on them.
 
-Class times measured under the profiler are first scaled by the shape's unprofiled ÷ profiled
-step time (the profiler's per-op overhead taken out), so every coefficient is non-negative and
-no prediction can fall below the sum of its operators. Few
+Every coefficient is non-negative, so no prediction falls below the sum of its operators. Few
 parameters on many observations (every GEMM class at every shape) keep the fit stable when a
 shared machine makes single timings noisy.
 """
@@ -33,7 +31,7 @@ from __future__ import annotations
 
 import itertools
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +40,7 @@ from rooftop.core.points import RooflinePoint
 SCHEMA = "rooftop.decode-model/1"
 FRESH_PAGES_BYTES = 32 * 2**20  # glibc DEFAULT_MMAP_THRESHOLD_MAX on 64-bit
 GEMV_MAX_TOKENS = 2  # first guess of the route: ≤ 2 rows as GEMVs, then refined by the fit
+OUTLIER_FACTOR, OUTLIER_MIN = 2.5, 0.10
 OWN_FIT = ("attention",)  # classes with their own linear fit; smaller ones go to the residual
 ATTENTION_PARTS = {"attn_score": "attention", "softmax": "attention", "attn_value": "attention"}
 
@@ -54,11 +53,6 @@ class Sample:
     class_times_s: dict[str, float]
     step_s: float
     profiled_step_s: float | None = None  # the same step under the profiler, when known
-
-    def unprofiled(self, cls: str) -> float:
-        """A class time scaled by unprofiled ÷ profiled step: the profiler's overhead taken out."""
-        t = self.class_times_s.get(cls, 0.0)
-        return t * self.step_s / self.profiled_step_s if self.profiled_step_s else t
 
 
 def features(points: Sequence[RooflinePoint], peak_flop_per_s: float, bytes_per_s: float) -> dict[str, Any]:
@@ -84,11 +78,18 @@ def features(points: Sequence[RooflinePoint], peak_flop_per_s: float, bytes_per_
     return {"classes": classes, "tokens": tokens, "kv_s": kv_bytes / bytes_per_s, "fresh_s": fresh / bytes_per_s}
 
 
-def nnls(rows: Sequence[Sequence[float]], y: Sequence[float]) -> list[float]:
-    """Non-negative least squares by trying every set of active columns (small problems only)."""
+def nnls(rows: Sequence[Sequence[float]], y: Sequence[float], weights: Sequence[float] | None = None) -> list[float]:
+    """Non-negative least squares by trying every set of active columns (small problems only).
+
+    ``weights`` multiply each row and its target: 1 / time makes the errors relative, so that a
+    long step does not outweigh a short one.
+    """
     import numpy as np
 
     a, b = np.asarray(rows, dtype=float), np.asarray(y, dtype=float)
+    if weights is not None:
+        w = np.asarray(weights, dtype=float)
+        a, b = a * w[:, None], b * w
     n = a.shape[1]
     best, best_x = float("inf"), np.zeros(n)
     for k in range(n + 1):
@@ -123,7 +124,8 @@ def _fit_gemm(pairs: list[tuple[dict[str, float], float]]) -> dict[str, Any]:
         packed = [(f, t) for (f, t), r in zip(pairs, route) if r == "p"]
         params = {"kind": "gemm", "v": statistics.median(vs) if vs else None, "p": None, "k": None}
         if packed:
-            params["p"], params["k"] = nnls([[f["weight_s"], f["flops_s"]] for f, _ in packed], [t for _, t in packed])
+            rows = [[f["weight_s"], f["flops_s"]] for f, _ in packed]
+            params["p"], params["k"] = nnls(rows, [t for _, t in packed], _inverse(t for _, t in packed))
         new = [_route(f, params) for f, _ in pairs]
         if new == route:
             break
@@ -159,15 +161,43 @@ def class_time_s(cls: str, feats: dict[str, Any], model: dict[str, Any]) -> floa
 
 
 def fit(samples: Sequence[Sample], peak_flop_per_s: float, bytes_per_s: float) -> dict[str, Any]:
+    """Fit, then refit once without the shapes the first fit misses by far (a noisy neighbour's burst).
+
+    A shape is left out when its step is off by more than 2.5× the median error and more than 10 %;
+    at most a fifth of the shapes, and they are listed under ``left_out``.
+    """
+    model = _fit_once(samples, peak_flop_per_s, bytes_per_s)
+    errors = model["train_abs_error"]
+    bar = max(OUTLIER_FACTOR * statistics.median(errors), OUTLIER_MIN)
+    worst = sorted(range(len(samples)), key=lambda i: -errors[i])[: len(samples) // 5]
+    drop = {i for i in worst if errors[i] > bar}
+    if not drop:
+        return model
+    kept = [s for i, s in enumerate(samples) if i not in drop]
+    refit = _fit_once(kept, peak_flop_per_s, bytes_per_s)
+    refit["left_out"] = [model["shapes"][i] + [model["train_step_s"][i][0]] for i in sorted(drop)]
+    return refit
+
+
+def profiler_factor(samples: Sequence[Sample]) -> float:
+    """Median over shapes of unprofiled ÷ profiled step time (1 when unknown): the profiler's slowdown."""
+    ratios = [s.step_s / s.profiled_step_s for s in samples if s.profiled_step_s]
+    return min(1.0, statistics.median(ratios)) if ratios else 1.0
+
+
+def _fit_once(samples: Sequence[Sample], peak_flop_per_s: float, bytes_per_s: float) -> dict[str, Any]:
     """Fit GEMMs (one shared route model) and attention on class times, then the unprofiled step's residual.
 
-    The residual holds the small ops, the KV copy, gaps and the profiler's overhead.
+    Class times are first scaled by ``profiler_factor`` (one figure for all shapes, so that one noisy
+    profiled step does not bend its shape's classes). The residual holds the small ops, the KV copy
+    and the gaps between ops, measured without the profiler.
     """
     feats = [features(s.points, peak_flop_per_s, bytes_per_s) for s in samples]
+    factor = profiler_factor(samples)
     measured = {c for s in samples for c in s.class_times_s}
     gemms = sorted(c for c in measured if any(f["classes"].get(c, {}).get("gemm") for f in feats))
     pairs = [
-        (f["classes"][c], s.unprofiled(c))
+        (f["classes"][c], factor * s.class_times_s.get(c, 0.0))
         for s, f in zip(samples, feats, strict=True)
         for c in gemms
         if c in f["classes"]
@@ -178,13 +208,16 @@ def fit(samples: Sequence[Sample], peak_flop_per_s: float, bytes_per_s: float) -
         "classes": {c: shared for c in gemms},
         "peak_flop_per_s": peak_flop_per_s,
         "bytes_per_s": bytes_per_s,
+        "profiler_factor": factor,
     }
     for cls in sorted(measured & set(OWN_FIT)):
         rows = [_linear_row(f["classes"].get(cls, _empty(f))) for f in feats]
-        coef = nnls(rows, [s.unprofiled(cls) for s in samples])
+        times = [factor * s.class_times_s.get(cls, 0.0) for s in samples]
+        coef = nnls(rows, times, _inverse(times))
         model["classes"][cls] = {"kind": "linear", "coef": coef}
     rest = [s.step_s - _classes_s(f, model) for s, f in zip(samples, feats, strict=True)]
-    const, per_token, kv, fresh = nnls([_residual_row(f) for f in feats], rest)
+    # errors relative to the whole step: a short step's residual matters as much as a long one's
+    const, per_token, kv, fresh = nnls([_residual_row(f) for f in feats], rest, _inverse(s.step_s for s in samples))
     model["residual"] = {"const_s": const, "per_token_s": per_token, "kv": kv, "fresh": fresh}
     model["shapes"] = [[f["tokens"], s.points[0].provenance.get("workload", {}).get("context") if s.points else None]
                        for s, f in zip(samples, feats, strict=True)]  # fmt: skip
@@ -192,6 +225,10 @@ def fit(samples: Sequence[Sample], peak_flop_per_s: float, bytes_per_s: float) -
     model["train_step_s"] = [[s.step_s, p] for p, s in zip(fitted, samples, strict=True)]  # measured, fitted
     model["train_abs_error"] = [abs(p / s.step_s - 1.0) for p, s in zip(fitted, samples, strict=True) if s.step_s]
     return model
+
+
+def _inverse(times: Iterable[float]) -> list[float]:
+    return [1.0 / t if t > 0 else 0.0 for t in times]
 
 
 def _empty(f: dict[str, Any]) -> dict[str, float]:
