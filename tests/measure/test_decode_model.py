@@ -56,16 +56,17 @@ TRUE = {
 }
 
 
-def sample(batch, context, extra=None, inflation=1.0):
-    """The true model's step, and its class times (× ``inflation``: a noisy neighbour)."""
+def sample(batch, context, extra=None):
+    """The true model's step, and its class times as a profiler that slows every step by 20 % sees them."""
     pts = points(batch, context)
     step, parts = dm.predict_step(pts, TRUE)
-    seen = {**{c: parts[c] * inflation for c in TRUE["classes"]}, **(extra or {})}
+    seen = {**{c: parts[c] * 1.2 for c in TRUE["classes"]}, **(extra or {})}
     return dm.Sample(pts, seen, step, step * 1.2)
 
 
 def test_fit_recovers_a_known_model_and_predicts_the_held_out_grid():
-    # a small class (norms) is measured but left to the residual: its time moves nothing in the fit
+    # the profiler's 20 % comes out through profiler_factor (1 / 1.2); a small class (norms) is
+    # measured but left to the residual: its time moves nothing in the fit
     train = [sample(b, c, {"attn_norm": 0.3e-3}) for b, c in SHAPES]
     assert not set(SHAPES) & set(HELD_OUT)
     model = dm.fit(train, 100e9, 20e9)
@@ -74,6 +75,7 @@ def test_fit_recovers_a_known_model_and_predicts_the_held_out_grid():
     assert model["classes"]["attention"]["coef"] == pytest.approx([20e-6, 0.0, 9.0], abs=1e-9)
     assert model["residual"] == pytest.approx(TRUE["residual"], rel=1e-6, abs=1e-9)
     assert max(model["train_abs_error"]) < 1e-9 and "attn_norm" not in model["classes"]
+    assert model["profiler_factor"] == pytest.approx(1 / 1.2) and "left_out" not in model
     for b, c in HELD_OUT:
         truth = sample(b, c).step_s
         assert dm.predict_step(points(b, c), model)[0] == pytest.approx(truth, rel=1e-6)
