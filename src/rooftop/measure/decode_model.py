@@ -19,8 +19,9 @@ FLOPs ÷ peak):
   ``step − Σ classes = c₀ + t · tokens + a · kv_s + f · fresh_s``, where
   ``kv_s`` is the whole KV cache ÷ bandwidth (transformers' DynamicCache re-copies it with
   ``torch.cat`` every step) and ``fresh_s`` the same for caches whose per-layer tensors are at
-  least 32 MiB: glibc serves allocations that large with fresh pages from the kernel every time
-  (its mmap threshold never rises above 32 MiB), so each step also pays page faults on them.
+  least 32 MiB: glibc maps blocks that large from fresh pages (its mmap threshold never rises
+  above 32 MiB), so each step also pays page faults on them — once the heap holds no free space
+  they could be carved from, which steptime.settle_allocator ensures before every shape.
 
 Every coefficient is non-negative, so no prediction falls below the sum of its operators. Few
 parameters on many observations (every GEMM class at every shape) keep the fit stable when a
