@@ -31,6 +31,7 @@ def test_profile_puts_measured_beside_analytic_and_stores_a_decode_model(tiny, t
         assert r.extra["profile"]["flop_counter_ratio"] == pytest.approx(1.0, abs=1e-3)
         assert r.totals is not None and r.totals.time_s == r.extra["profile"]["step_time_s"]
     assert run.identity["source"] == "measured" and run.identity["shapes"]["prompt"] == 16
+    assert run.identity["calibration"] == "stored with a decode model"
     calibration = cache.load_calibration("cpu", 1)
     model = calibration["decode_model"]
     assert [s[0] for s in model["shapes"]] == [2, 4, 3]  # the sweep's batches, in order
@@ -54,6 +55,19 @@ def test_ctrl_c_keeps_the_measured_steps_and_stores_no_calibration(tiny, tmp_pat
     assert run.identity["interrupted"] is True
     decode_result = run.results[1]
     assert decode_result.extra["profile"]["steps"] == 1 and decode_result.extra["profile"]["interrupted"]
+    assert cache.load_calibration("cpu", 1) is None
+
+
+def test_ctrl_c_during_the_calibration_sweep_keeps_the_profile(tiny, tmp_path, monkeypatch):
+    from rooftop.measure import sweep
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sweep, "time_shape", interrupted)
+    run = api.profile(request(tiny, tmp_path))
+    assert [r.workload["phase"] for r in run.results] == ["prefill", "decode"]
+    assert run.identity["calibration"] == "interrupted: nothing stored" and not run.identity["interrupted"]
     assert cache.load_calibration("cpu", 1) is None
 
 

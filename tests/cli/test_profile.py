@@ -45,7 +45,7 @@ def test_profile_tiny_model_end_to_end(env):
         assert r["profile"]["accounted_share"] >= 0.9
     assert (tmp / "t.json.gz").exists()
     shown = run_cli("roofs", "show", env=e)
-    assert "calibration from a profile" in shown.stdout
+    assert "calibration from a profile" in shown.stdout and "decode model on" in shown.stdout
 
 
 def test_table_output_names_measured_and_analytic(env):
@@ -105,3 +105,21 @@ def test_ctrl_c_mid_profile_reports_what_was_measured_and_exits_130(env, monkeyp
     assert run["identity"]["interrupted"] is True
     assert [r["profile"]["steps"] for r in run["results"]] == [1, 1]  # the prefill and the one whole decode step
     assert "rooftop: interrupted: reported the 2 step(s) measured before Ctrl-C" in out.stderr
+
+
+def test_ctrl_c_during_calibration_reports_the_profile_and_exits_130(env, monkeypatch):
+    from click.testing import CliRunner
+
+    from rooftop.cli.main import cli
+    from rooftop.measure import sweep
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sweep, "time_shape", interrupted)
+    _, tmp = env
+    args = ["profile", "-m", str(tmp / "tiny"), "-p", "16", "--steps", "2", "--trace", str(tmp / "t.json"), "--json"]
+    out = CliRunner().invoke(cli, args)
+    assert out.exit_code == 130
+    assert json.loads(out.stdout)["identity"]["calibration"] == "interrupted: nothing stored"
+    assert "rooftop: interrupted during calibration: the profile is reported, no calibration stored" in out.stderr

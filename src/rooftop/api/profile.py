@@ -118,19 +118,34 @@ def profile(req: ProfileRequest, progress: Progress | None = None) -> Run:
         step_s = prof.unprofiled_step_s.get(phase.value, summary["step_time_s"])  # without profiler overhead
         fit_input.append((phase.value, measured, list(analytic.points), step_s))
         results.append(_result(phase, measured, analytic, summary, prof, roofs))
-    calibration: dict[str, Any] = {}
+    identity = _identity(req, spec, built, prof)
     if fit_input and req.calibrate and not prof.interrupted:
+        identity["calibration"] = _calibrate(spec, built, req, roofs, fit_input, say)
+    return Run(command="profile", roofs=roofs, results=tuple(results), identity=identity)
+
+
+def _calibrate(
+    spec: ModelSpec,
+    built: Any,
+    req: ProfileRequest,
+    roofs: Roofs,
+    fit_input: list[tuple[str, list[RooflinePoint], list[RooflinePoint], float]],
+    say: Progress,
+) -> str:
+    """Fit and store the calibration; Ctrl-C here stores nothing but keeps the profile."""
+    try:
         say("calibrating: GEMM efficiency vs tokens")
         with torch_threads(req.threads):
             curve = calibrate.gemm_curve(spec.hidden, spec.ffn, roofs, req.device) if req.dtype == "fp32" else {}
             model = fit_decode_model(spec, built, req.dtype, roofs, say, req.sweep_shapes)
-        calibration = calibrate.fit(fit_input, roofs.bandwidth("hbm"), curve)
-        if model:
-            calibration["decode_model"] = model
-    if req.calibrate and calibration and not prof.interrupted:
-        calibration["model"] = spec.name
-        cache.save_calibration(calibration, req.device, req.threads)
-    return Run(command="profile", roofs=roofs, results=tuple(results), identity=_identity(req, spec, built, prof))
+    except KeyboardInterrupt:
+        return "interrupted: nothing stored"
+    calibration = calibrate.fit(fit_input, roofs.bandwidth("hbm"), curve)
+    if model:
+        calibration["decode_model"] = model
+    calibration["model"] = spec.name
+    cache.save_calibration(calibration, req.device, req.threads)
+    return "stored" + (" with a decode model" if model else "")
 
 
 def fit_decode_model(
