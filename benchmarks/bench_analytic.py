@@ -32,8 +32,9 @@ def once(spec, roofs, batches, contexts, dtypes) -> tuple[int, float, int]:
     cells = 0
     ops = 0
     for weight, kv in dtypes:
-        w = Workload(phase=Phase.DECODE, batch=batches[:, None], context=contexts[None, :], weight_dtype=weight,
-                     kv_dtype=kv)
+        w = Workload(
+            phase=Phase.DECODE, batch=batches[:, None], context=contexts[None, :], weight_dtype=weight, kv_dtype=kv
+        )
         ev = evaluate(spec, w, roofs)
         # force every per-op array and the totals to exist
         per_op = [t.time_s + t.op.cost.bytes for t in ev.ops]
@@ -58,8 +59,10 @@ def main() -> None:
         cells, seconds, ops = once(spec, roofs, batches, contexts, dtypes)
         best = min(best, seconds)
     rate = cells / best
-    print(f"grid: {cells:,} configurations ({len(batches)} batch x {len(contexts)} context x {len(dtypes)} dtypes), "
-          f"{ops} operators each, best of {args.repeat}: {best * 1e3:.1f} ms")
+    print(
+        f"grid: {cells:,} configurations ({len(batches)} batch x {len(contexts)} context x {len(dtypes)} dtypes), "
+        f"{ops} operators each, best of {args.repeat}: {best * 1e3:.1f} ms"
+    )
     print(f"rooftop: {rate:,.0f} configs/s  ({1e6 / rate:.2f} µs per config with per-op detail)")
     print(f"vs target 1,000,000/s: {rate / TARGET:.2f}x")
     for name, peer_rate in PEERS.items():

@@ -14,13 +14,21 @@ from tests.conftest import REPO, SRC
 PACKAGE = SRC / "rooftop"
 # Lower number = lower layer. A module may import only from its own layer's package or lower layers.
 LAYERS = {
-    "units": 0, "dtypes": 0, "errors": 0,
+    "units": 0,
+    "dtypes": 0,
+    "errors": 0,
     "core": 1,
-    "models": 2, "hardware": 2, "analytic": 3, "measure": 3, "ingest": 3, "serving": 3,
+    "models": 2,
+    "hardware": 2,
+    "analytic": 3,
+    "measure": 3,
+    "ingest": 3,
+    "serving": 3,
     "diagnose": 4,
     "api": 5,
     "report": 6,
-    "cli": 7, "__main__": 7,
+    "cli": 7,
+    "__main__": 7,
 }
 SOURCES = {"analytic", "measure", "ingest", "serving"}  # siblings that never import each other
 HEAVY = ("torch", "transformers", "matplotlib", "plotly", "httpx", "aiohttp", "prometheus_client", "pandas")
@@ -54,18 +62,29 @@ def imports(path: Path) -> list[tuple[str, bool]]:
 
 
 def test_import_rooftop_is_light():
-    code = ("import sys, rooftop, rooftop.api, rooftop.core.artifact; "
-            f"heavy = [m for m in {HEAVY!r} if m in sys.modules]; print(heavy)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"}, check=True).stdout
+    code = (
+        "import sys, rooftop, rooftop.api, rooftop.core.artifact; "
+        f"heavy = [m for m in {HEAVY!r} if m in sys.modules]; print(heavy)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"},
+        check=True,
+    ).stdout
     assert out.strip() == "[]"
 
 
 def test_import_does_no_io(tmp_path):
     # importing from an empty working directory with no HOME must work and create nothing
     code = "import rooftop, rooftop.api, rooftop.cli.main"
-    subprocess.run([sys.executable, "-c", code], cwd=tmp_path, check=True,
-                   env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path / "nohome")})
+    subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        check=True,
+        env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path / "nohome")},
+    )
     assert list(tmp_path.iterdir()) == []
 
 

@@ -12,8 +12,9 @@ def test_lists_and_ranges():
     assert parse_int_list("8,1,8", "batch") == [1, 8]
 
 
-@pytest.mark.parametrize(("text", "match"), [("64-1", "inverted"), ("", "empty"), ("a", "not an integer"),
-                                             ("-3", "negative")])
+@pytest.mark.parametrize(
+    ("text", "match"), [("64-1", "inverted"), ("", "empty"), ("a", "not an integer"), ("-3", "negative")]
+)
 def test_bad_lists(text, match):
     with pytest.raises(WorkloadError, match=match):
         parse_int_list(text, "batch")

@@ -71,8 +71,9 @@ def heldout_error(
     threads: int = 1,
     dtype: str = "fp32",
     progress: Callable[[str], None] | None = None,
+    reps: int = 3,
 ) -> dict[str, Any]:
-    """Measured vs calibrated-predicted decode step time on (batch, context) shapes; median |error|."""
+    """Measured vs calibrated-predicted decode step time on (batch, context) shapes; median and p90 |error|."""
     from rooftop.measure.model import build_model
     from rooftop.measure.roofs import torch_threads
     from rooftop.measure.steptime import decode_step_s
@@ -86,7 +87,7 @@ def heldout_error(
         for batch, context in grid:
             if progress:
                 progress(f"decode step at batch {batch}, context {context}")
-            measured = decode_step_s(built, batch, context)
+            measured = decode_step_s(built, batch, context, reps)
             w = Workload(
                 Phase.DECODE, batch=batch, context=context, weight_dtype=dtype, act_dtype=dtype, kv_dtype=dtype
             )
@@ -103,4 +104,13 @@ def heldout_error(
                     "error": predicted / measured - 1.0,
                 }
             )
-    return {"rows": rows, "median_abs_error": statistics.median(abs(r["error"]) for r in rows)}
+    errors = sorted(abs(r["error"]) for r in rows)
+    return {"rows": rows, "median_abs_error": statistics.median(errors), "p90_abs_error": _quantile(errors, 0.9)}
+
+
+def _quantile(ordered: Sequence[float], q: float) -> float:
+    """Linear-interpolated quantile of sorted values (numpy's default)."""
+    pos = q * (len(ordered) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (pos - lo) * (ordered[hi] - ordered[lo])

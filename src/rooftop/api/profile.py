@@ -8,7 +8,7 @@ from the run is stored with the roof cache for ``rooftop analyze --calibrated``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from rooftop.core.roofs import Roofs
 from rooftop.core.workload import Workload
 from rooftop.diagnose.engine import Evidence, diagnose
 from rooftop.errors import MeasurementError
-from rooftop.measure import cache, calibrate
+from rooftop.measure import cache, calibrate, decode_model
 from rooftop.measure.points import measured_points, step_summary
 from rooftop.measure.roofs import check_device, measure_roofs, torch_threads
 from rooftop.models.presets import config_dict, resolve_model
@@ -46,6 +46,7 @@ class ProfileRequest:
     weights: str | None = None
     remeasure_roofs: bool = False
     calibrate: bool = True
+    sweep_shapes: tuple[tuple[int, int], ...] | None = None  # (batch, context) of the decode sweep; None = default
 
 
 def roofs_for(device: str, threads: int, remeasure: bool = False, progress: Progress | None = None) -> Roofs:
@@ -117,16 +118,69 @@ def profile(req: ProfileRequest, progress: Progress | None = None) -> Run:
         step_s = prof.unprofiled_step_s.get(phase.value, summary["step_time_s"])  # without profiler overhead
         fit_input.append((phase.value, measured, list(analytic.points), step_s))
         results.append(_result(phase, measured, analytic, summary, prof, roofs))
-    calibration: dict[str, Any] = {}
+    identity = _identity(req, spec, built, prof)
     if fit_input and req.calibrate and not prof.interrupted:
+        identity["calibration"] = _calibrate(spec, built, req, roofs, fit_input, say)
+    return Run(command="profile", roofs=roofs, results=tuple(results), identity=identity)
+
+
+def _calibrate(
+    spec: ModelSpec,
+    built: Any,
+    req: ProfileRequest,
+    roofs: Roofs,
+    fit_input: list[tuple[str, list[RooflinePoint], list[RooflinePoint], float]],
+    say: Progress,
+) -> str:
+    """Fit and store the calibration; Ctrl-C here stores nothing but keeps the profile."""
+    try:
         say("calibrating: GEMM efficiency vs tokens")
         with torch_threads(req.threads):
             curve = calibrate.gemm_curve(spec.hidden, spec.ffn, roofs, req.device) if req.dtype == "fp32" else {}
-        calibration = calibrate.fit(fit_input, roofs.bandwidth("hbm"), curve)
-    if req.calibrate and calibration and not prof.interrupted:
-        calibration["model"] = spec.name
-        cache.save_calibration(calibration, req.device, req.threads)
-    return Run(command="profile", roofs=roofs, results=tuple(results), identity=_identity(req, spec, built, prof))
+            model = fit_decode_model(spec, built, req.dtype, roofs, say, req.sweep_shapes)
+    except KeyboardInterrupt:
+        return "interrupted: nothing stored"
+    calibration = calibrate.fit(fit_input, roofs.bandwidth("hbm"), curve)
+    if model:
+        calibration["decode_model"] = model
+    calibration["model"] = spec.name
+    cache.save_calibration(calibration, req.device, req.threads)
+    return "stored" + (" with a decode model" if model else "")
+
+
+def fit_decode_model(
+    spec: ModelSpec,
+    built: Any,
+    dtype: str,
+    roofs: Roofs,
+    say: Progress,
+    shapes: Sequence[tuple[int, int]] | None = None,
+) -> dict[str, Any] | None:
+    """Time decode at the sweep's shapes that fit in memory and fit the decode model on them.
+
+    None when fewer than three shapes could be measured. The profiled shape itself is left out, so
+    that a prediction at it is a check, not a read-back.
+    """
+    from rooftop.measure.sweep import SHAPES, decode_sweep
+
+    samples = []
+    fitting = [(b, c) for b, c in (shapes or SHAPES) if _fits(spec, dtype, b, c, roofs)]
+    for shape in decode_sweep(built, fitting, say):
+        w = _decode_workload(dtype, shape.batch, shape.context + 3)  # the cache grows during the timed steps
+        points = analyze_one(spec, w, roofs).points
+        samples.append(decode_model.Sample(points, shape.class_times_s, shape.step_s, shape.profiled_step_s))
+    if len(samples) < 3:
+        return None
+    return decode_model.fit(samples, roofs.peak(dtype), roofs.bandwidth("hbm"))
+
+
+def _decode_workload(dtype: str, batch: int, context: int) -> Workload:
+    return Workload(Phase.DECODE, batch=batch, context=context, weight_dtype=dtype, act_dtype=dtype, kv_dtype=dtype)
+
+
+def _fits(spec: ModelSpec, dtype: str, batch: int, context: int, roofs: Roofs) -> bool:
+    b = budget(spec, _decode_workload(dtype, batch, context), roofs.capacity_bytes, memory_utilization=0.9)
+    return b.weights_bytes + float(b.kv_cache_bytes) + float(b.activation_bytes) <= b.usable_bytes
 
 
 def _result(

@@ -104,6 +104,9 @@ def profile(
     with console.status("profiling") as status:
         run = run_profile(request, progress=lambda m: status.update(m))
     emit(run, as_json, output, render=render_profile)
+    if str(run.identity.get("calibration", "")).startswith("interrupted"):
+        click.echo("rooftop: interrupted during calibration: the profile is reported, no calibration stored", err=True)
+        raise SystemExit(130)
     if run.identity.get("interrupted"):
         kept = sum(r.extra.get("profile", {}).get("steps", 0) for r in run.results)
         click.echo(f"rooftop: interrupted: reported the {kept} step(s) measured before Ctrl-C", err=True)

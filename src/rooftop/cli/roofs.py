@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 from rich.console import Console
@@ -89,6 +90,25 @@ def show(device: str, threads: int) -> None:
             f"calibration from a profile of {calibration.get('model')}: "
             + ", ".join(f"{k} {v:.2f}" for k, v in sorted(calibration["efficiency"].items()))
         )
+    model = (calibration or {}).get("decode_model")
+    if model:
+        click.echo(_decode_model_line(model))
+
+
+def _decode_model_line(model: dict[str, Any]) -> str:
+    """One line summing up the fitted decode model (times are × the roofline time of the same bytes/FLOPs)."""
+    gemm: dict[str, Any] = model["classes"].get("lm_head") or next(iter(model["classes"].values()), {})
+    r = model["residual"]
+    errors = sorted(model.get("train_abs_error") or [float("nan")])
+    parts = [f"decode model on {len(model.get('shapes', []))} shapes"]
+    if gemm.get("kind") == "gemm":
+        v, p, k = (gemm.get(x) for x in ("v", "p", "k"))
+        parts.append(
+            f"GEMM min({v or float('nan'):.2f}× per row, {p or float('nan'):.2f}× + {k or float('nan'):.2f}× compute)"
+        )
+    parts.append(f"KV copy {r['kv']:.2f}×, fresh pages {r['fresh']:.2f}×, fixed {r['const_s'] * 1e3:+.2f} ms")
+    parts.append(f"train median |error| {errors[len(errors) // 2]:.1%}")
+    return "; ".join(parts)
 
 
 def render_roofs(measured: Roofs, console: Console) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 
 from rooftop.core.points import RooflinePoint
 from rooftop.core.roofs import Roofs
+from rooftop.measure import decode_model
 
 SCHEMA = "rooftop.calibration/1"
 # analytic operator label -> the class a profile measures it as
@@ -134,7 +135,13 @@ def _fallback(calibration: dict[str, Any], regime: str) -> float:
 def predict(
     points: list[RooflinePoint], calibration: dict[str, Any], phase: str, bandwidth_bytes_per_s: float
 ) -> tuple[list[RooflinePoint], float]:
-    """Analytic points with calibrated times, and the calibrated step time (ops + overhead)."""
+    """Analytic points with calibrated times, and the calibrated step time (ops + overhead).
+
+    Decode uses the multi-shape decode model when the calibration has one (decode_model.py);
+    otherwise (and for prefill) the one-shape efficiencies.
+    """
+    if phase == "decode" and calibration.get("decode_model"):
+        return predict_decode(points, calibration["decode_model"])
     analytic = _by_class(points)
     shares: dict[str, float] = defaultdict(float)
     out = []
@@ -162,6 +169,26 @@ def predict(
             )
         )
     step = sum(shares.values()) + float(calibration.get("overhead_s", {}).get(phase, 0.0))
+    return out, step
+
+
+def predict_decode(points: list[RooflinePoint], model: dict[str, Any]) -> tuple[list[RooflinePoint], float]:
+    """Decode points timed by the decode model: each class's time split over its points by analytic time."""
+    step, parts = decode_model.predict_step(points, model)
+    analytic = _by_class(points)
+    out = []
+    for p in points:
+        cls = op_class(p.label)
+        total = analytic[cls]["time_s"]
+        share = (p.time_s or 0.0) / total if total else 1.0 / max(1, _members(points, cls))
+        known = cls in model["classes"] or cls == "kv_append"
+        out.append(
+            replace(
+                p,
+                time_s=parts.get(cls, 0.0) * share if known else p.time_s,
+                provenance={**p.provenance, "calibrated": "decode-model" if known else "roofline"},
+            )
+        )
     return out, step
 
 

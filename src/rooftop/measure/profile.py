@@ -179,18 +179,22 @@ def run_profile(
     activities = [torch.profiler.ProfilerActivity.CPU]
     if built.device == "cuda":
         activities.append(torch.profiler.ProfilerActivity.CUDA)
+    done: set[tuple[str, int]] = set()
     with module_ranges(built.model), torch.profiler.profile(activities=activities, record_shapes=True) as prof:
         try:
             say(f"prefill: batch {batch} × {prompt} tokens")
             with torch.profiler.record_function(STEP + "prefill::0"):
                 stepper.prefill()
+            done.add(("prefill", 0))
             for i in range(decode_steps):
                 say(f"decode step {i + 1}/{decode_steps}")
                 with torch.profiler.record_function(f"{STEP}decode::{i}"):
                     stepper.decode()
+                done.add(("decode", i))
         except KeyboardInterrupt:
             run.interrupted = True
-    run.steps = attribute(save_trace(prof, trace_path))
+    # the trace keeps everything; the step Ctrl-C cut short is not reported as a step
+    run.steps = [s for s in attribute(save_trace(prof, trace_path)) if (s.phase, s.index) in done]
     return run
 
 

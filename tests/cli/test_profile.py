@@ -1,0 +1,125 @@
+"""End-to-end: the real CLI on a tiny random-weight Llama (seconds), with roofs pre-seeded in a temp cache."""
+
+import json
+
+import pytest
+
+from tests.conftest import run_cli
+from tests.measure.tiny import TINY, seed
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROOFTOP_CACHE_DIR", str(tmp_path / "cache"))
+    seed(tmp_path)
+    return {"ROOFTOP_CACHE_DIR": str(tmp_path / "cache")}, tmp_path
+
+
+@pytest.mark.slow  # the real profiler, then the default calibration sweep: ~10 s on 2 cores
+def test_profile_tiny_model_end_to_end(env):
+    e, tmp = env
+    out = run_cli(
+        "profile",
+        "-m",
+        str(tmp / "tiny"),
+        "-p",
+        "16",
+        "--steps",
+        "2",
+        "--trace",
+        str(tmp / "t.json.gz"),
+        "--json",
+        env=e,
+    )
+    assert out.returncode == 0, out.stderr
+    run = json.loads(out.stdout)
+    assert run["command"] == "profile" and run["identity"]["threads"] == 1
+    phases = [r["workload"]["phase"] for r in run["results"]]
+    assert phases == ["prefill", "decode"]
+    for r in run["results"]:
+        assert {op["source"] for op in r["ops"]} == {"measured", "analytic"}
+        assert r["profile"]["flop_counter_ratio"] == pytest.approx(1.0, abs=1e-3)
+        assert r["profile"]["accounted_share"] >= 0.9
+    assert (tmp / "t.json.gz").exists()
+    shown = run_cli("roofs", "show", env=e)
+    assert "calibration from a profile" in shown.stdout and "decode model on" in shown.stdout
+
+
+def test_table_output_names_measured_and_analytic(env):
+    e, tmp = env
+    out = run_cli(
+        "profile", "-m", str(tmp / "tiny"), "-p", "16", "--steps", "1", "--trace", str(tmp / "t.json.gz"),
+        "--no-calibrate", env=e,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "measured vs analytic" in out.stdout and "FlopCounterMode" in out.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--device", "tpu"], "unknown device 'tpu'"),
+        (["-m", "llama-3.1-405b", "-b", "64", "-p", "8192"], "GiB usable"),
+    ],
+)
+def test_bad_input_is_one_line(env, args, message):
+    e, _ = env
+    out = run_cli("profile", *args, env=e)
+    assert out.returncode == 2
+    assert message in out.stderr and "Traceback" not in out.stderr
+
+
+def test_config_transformers_cannot_build(env):
+    e, tmp = env
+    (tmp / "bad").mkdir()
+    (tmp / "bad" / "config.json").write_text(json.dumps({**TINY, "model_type": "no-such-arch"}))
+    out = run_cli("profile", "-m", str(tmp / "bad"), env=e)
+    assert out.returncode == 2
+    assert "rooftop: error:" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_ctrl_c_mid_profile_reports_what_was_measured_and_exits_130(env, monkeypatch):
+    """In-process (a subprocess cannot be interrupted at a chosen step): Ctrl-C during the 2nd profiled decode."""
+    from click.testing import CliRunner
+
+    from rooftop.cli.main import cli
+    from rooftop.measure import profile as measure_profile
+
+    _, tmp = env
+    original, calls = measure_profile.Stepper.decode, {"n": 0}
+
+    def decode(self):
+        calls["n"] += 1
+        if calls["n"] == 7:  # 1 cold + 3 warm + 1 FLOP check + the 1st profiled step; Ctrl-C in the 2nd
+            raise KeyboardInterrupt
+        original(self)
+
+    monkeypatch.setattr(measure_profile.Stepper, "decode", decode)
+    args = ["profile", "-m", str(tmp / "tiny"), "-p", "16", "--steps", "3", "--trace", str(tmp / "t.json"), "--json"]
+    out = CliRunner().invoke(cli, args)
+    assert out.exit_code == 130
+    run = json.loads(out.stdout)
+    assert run["identity"]["interrupted"] is True
+    assert [r["profile"]["steps"] for r in run["results"]] == [1, 1]  # the prefill and the one whole decode step
+    assert "rooftop: interrupted: reported the 2 step(s) measured before Ctrl-C" in out.stderr
+
+
+def test_ctrl_c_during_calibration_reports_the_profile_and_exits_130(env, monkeypatch):
+    from click.testing import CliRunner
+
+    from rooftop.cli.main import cli
+    from rooftop.measure import sweep
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sweep, "time_shape", interrupted)
+    _, tmp = env
+    args = ["profile", "-m", str(tmp / "tiny"), "-p", "16", "--steps", "2", "--trace", str(tmp / "t.json"), "--json"]
+    out = CliRunner().invoke(cli, args)
+    assert out.exit_code == 130
+    assert json.loads(out.stdout)["identity"]["calibration"] == "interrupted: nothing stored"
+    assert "rooftop: interrupted during calibration: the profile is reported, no calibration stored" in out.stderr

@@ -1,0 +1,55 @@
+"""run_profile on the tiny model in-process: steps, FLOP cross-check, trace file, Ctrl-C keeps what was measured."""
+
+import gzip
+import json
+
+import pytest
+
+from rooftop.measure import profile
+from rooftop.measure.attribution import STEP
+
+pytest.importorskip("transformers")
+
+
+def test_profile_measures_prefill_and_decode_steps(tiny_built, tmp_path):
+    run = profile.run_profile(tiny_built, batch=1, prompt=8, decode_steps=2, trace_path=tmp_path / "t.json.gz")
+    assert [(s.phase, s.index) for s in run.steps] == [("prefill", 0), ("decode", 0), ("decode", 1)]
+    assert not run.interrupted
+    # matmul FLOPs from the trace's shapes equal FlopCounterMode's (see tests/data/measure/README.md):
+    # prefill 1,212,416 and a decode step 180,224 for this config at 8 prompt tokens
+    assert run.flop_check["prefill"]["matmul_flops"] == run.steps[0].matmul_flops == 1_212_416
+    assert run.flop_check["decode"]["matmul_flops"] == run.steps[1].matmul_flops == 180_224
+    assert set(run.cold_step_s) == set(run.unprofiled_step_s) == {"prefill", "decode"}
+    with gzip.open(tmp_path / "t.json.gz", "rt") as f:
+        names = {e.get("name", "") for e in json.load(f)["traceEvents"]}
+    assert f"{STEP}prefill::0" in names and "rooftop::mod::kv_append" in names
+
+
+def test_ctrl_c_mid_profile_keeps_the_steps_already_measured(tiny_built, tmp_path, monkeypatch):
+    original = profile.Stepper.decode
+    calls = {"n": 0}
+
+    def decode(self):
+        calls["n"] += 1
+        if calls["n"] == 7:  # 1 cold + 3 warm + 1 FLOP check + the 1st profiled step; Ctrl-C in the 2nd
+            raise KeyboardInterrupt
+        original(self)
+
+    monkeypatch.setattr(profile.Stepper, "decode", decode)
+    run = profile.run_profile(tiny_built, 1, 8, decode_steps=4, trace_path=tmp_path / "t.json")
+    assert run.interrupted
+    assert [(s.phase, s.index) for s in run.steps] == [("prefill", 0), ("decode", 0)]
+    # the step Ctrl-C cut short stays in the saved trace but is not reported as a step
+    assert f"{STEP}decode::1" in (tmp_path / "t.json").read_text()
+
+
+def test_module_ranges_are_removed_afterwards(tiny_built):
+    before = sum(len(m._forward_hooks) + len(m._forward_pre_hooks) for m in tiny_built.model.modules())
+    with profile.module_ranges(tiny_built.model):
+        inside = sum(len(m._forward_hooks) + len(m._forward_pre_hooks) for m in tiny_built.model.modules())
+    after = sum(len(m._forward_hooks) + len(m._forward_pre_hooks) for m in tiny_built.model.modules())
+    assert inside > before == after
+
+
+def test_cache_keyword_follows_the_transformers_version(tiny_built):
+    assert profile._cache_kwarg(tiny_built.model) in ("cache", "past_key_values")
