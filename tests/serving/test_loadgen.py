@@ -120,4 +120,4 @@ def test_unreachable_and_hanging_servers_are_recorded_not_raised() -> None:
         stub.stop()
     assert [r.error for r in result.records] == ["timeout after 0.5 s"] * 2
     dead = run(Target("http://127.0.0.1:9", "m"), synthetic(1, Lengths(4), Lengths(2)), arrivals(1, 1.0), timeout_s=2)
-    assert dead.records[0].error.startswith("ConnectError")
+    assert dead.records[0].error.startswith("unreachable: Cannot connect to host 127.0.0.1:9")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from rooftop.serving.loadgen.prompts import Request
 
 if TYPE_CHECKING:
-    import httpx
+    import aiohttp
 
 
 @dataclass
@@ -118,43 +118,63 @@ def _usage(rec: RequestRecord, usage: dict[str, Any]) -> None:
     rec.cached_tokens = details.get("cached_tokens")
 
 
+def _event(rec: RequestRecord, data: bytes, now: float) -> bool:
+    """Apply one SSE ``data:`` payload to ``rec``; False when the stream is over ([DONE] or error)."""
+    if data == b"[DONE]":
+        return False
+    try:
+        event = json.loads(data)
+    except ValueError:
+        rec.error = f"bad SSE data: {data[:80]!r}"
+        return False
+    if not isinstance(event, dict):
+        rec.error = f"bad SSE data: {data[:80]!r}"
+        return False
+    if event.get("error"):
+        rec.error = f"stream error: {str(event['error'])[:200]}"
+        return False
+    if any(_content(c) for c in event.get("choices") or ()):
+        rec.chunk_s.append(now)
+    if event.get("usage"):
+        _usage(rec, event["usage"])
+    return True
+
+
 async def send(
-    client: httpx.AsyncClient, url: str, payload: dict[str, Any], rec: RequestRecord, t0: float, timeout_s: float
+    session: aiohttp.ClientSession, url: str, payload: dict[str, Any], rec: RequestRecord, t0: float, timeout_s: float
 ) -> RequestRecord:
-    """POST ``payload`` to ``url`` and fill ``rec``; never raises (errors land in ``rec.error``)."""
-    import httpx
+    """POST ``payload`` to ``url`` and fill ``rec``; never raises (errors land in ``rec.error``).
+
+    Every network read is timestamped once, when it arrives; the SSE lines it holds share that
+    time (a line split across reads gets the time of the read that completed it).
+    """
+    import aiohttp
 
     rec.sent_s = time.perf_counter() - t0
     try:
-        async with client.stream("POST", url, json=payload, timeout=timeout_s) as resp:
-            if resp.status_code != 200:
-                text = (await resp.aread()).decode("utf-8", "replace")
-                rec.error = f"HTTP {resp.status_code}: {text[:200]}"
+        async with session.post(url, json=payload, timeout=aiohttp.ClientTimeout(total=timeout_s)) as resp:
+            if resp.status != 200:
+                text = (await resp.read()).decode("utf-8", "replace")
+                rec.error = f"HTTP {resp.status}: {text[:200]}"
                 return rec
-            async for line in resp.aiter_lines():
+            rest, going = b"", True
+            async for piece in resp.content.iter_any():
                 now = time.perf_counter() - t0
-                if not line.startswith("data:"):
-                    continue
-                data = line[5:].strip()
-                if data == "[DONE]":
+                *lines, rest = (rest + piece).split(b"\n")
+                for line in lines:
+                    if line.startswith(b"data:"):
+                        going = _event(rec, line[5:].strip(), now)
+                        if not going:
+                            break
+                if not going:
                     break
-                try:
-                    event = json.loads(data)
-                except json.JSONDecodeError:
-                    rec.error = f"bad SSE data: {data[:80]!r}"
-                    return rec
-                if event.get("error"):
-                    rec.error = f"stream error: {str(event['error'])[:200]}"
-                    return rec
-                if any(_content(c) for c in event.get("choices") or []):
-                    rec.chunk_s.append(now)
-                if event.get("usage"):
-                    _usage(rec, event["usage"])
         rec.end_s = time.perf_counter() - t0
-        if not rec.chunk_s:
+        if not rec.error and not rec.chunk_s:
             rec.error = "no content in the stream"
-    except httpx.TimeoutException:
+    except TimeoutError:
         rec.error = f"timeout after {timeout_s:g} s"
-    except httpx.HTTPError as exc:
+    except aiohttp.ClientConnectorError as exc:
+        rec.error = f"unreachable: {exc}"[:200]
+    except aiohttp.ClientError as exc:
         rec.error = f"{type(exc).__name__}: {exc}"[:200]
     return rec
