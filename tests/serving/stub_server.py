@@ -72,6 +72,8 @@ class StubServer:
             data = f"data: {obj if isinstance(obj, str) else json.dumps(obj)}\n\n".encode()
             return b"%x\r\n%s\r\n" % (len(data), data)
 
+        if chat:  # as vLLM: a role announcement (empty content) before the first token
+            writer.write(chunk({"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}))
         for i in range(n):
             if self.token_delay_s:
                 await asyncio.sleep(self.token_delay_s)

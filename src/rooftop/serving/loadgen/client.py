@@ -1,9 +1,13 @@
-"""Stream one OpenAI-compatible request and timestamp it: send, every content chunk, end, usage.
+"""Stream one OpenAI-compatible request and timestamp it: send, every token chunk, end, usage.
 
-Times are ``time.perf_counter()`` seconds. A chunk counts as content when it carries non-empty
-text (``choices[0].text`` or ``choices[0].delta.content``); a usage-only final chunk is not a
-token. Output tokens come from ``usage.completion_tokens`` (we send
-``stream_options.include_usage``); without usage, the number of content chunks stands in.
+Times are ``time.perf_counter()`` seconds. A chunk is a *token chunk* when a choice carries
+generated text: ``choices[i].text`` (completions) or ``choices[i].delta.content`` (chat), **even
+when that text is empty** — a detokenizer holds back the text of a token that ends inside a
+UTF-8 character (byte-fallback tokens) or of a special token, yet the token was generated then;
+`vllm bench serve` times these chunks too. Not token chunks: a usage-only chunk (no choices), a
+chat role announcement (``delta.role`` with empty content), and an empty chunk that only carries
+``finish_reason``. Output tokens come from ``usage.completion_tokens`` (we send
+``stream_options.include_usage``); without usage, the number of token chunks stands in.
 """
 
 from __future__ import annotations
@@ -35,22 +39,22 @@ class RequestRecord:
 
     @property
     def ok(self) -> bool:
-        """Succeeded with at least one content chunk."""
+        """Succeeded with at least one token chunk."""
         return not self.error and bool(self.chunk_s)
 
     @property
     def ttft_s(self) -> float:
-        """First content chunk − send."""
+        """First token chunk − send."""
         return self.chunk_s[0] - self.sent_s if self.chunk_s else float("nan")
 
     @property
     def e2e_s(self) -> float:
-        """Last content chunk − send (as vllm bench serve)."""
+        """Last token chunk − send (as vllm bench serve)."""
         return self.chunk_s[-1] - self.sent_s if self.chunk_s else float("nan")
 
     @property
     def n_tokens(self) -> int:
-        """Output tokens: usage, else content chunks."""
+        """Output tokens: usage, else token chunks."""
         return self.output_tokens if self.output_tokens is not None else len(self.chunk_s)
 
     @property
@@ -61,7 +65,7 @@ class RequestRecord:
 
     @property
     def itl_s(self) -> list[float]:
-        """Gaps between successive content chunks (a multi-token chunk gives one gap)."""
+        """Gaps between successive token chunks (a multi-token chunk gives one gap)."""
         return [b - a for a, b in zip(self.chunk_s, self.chunk_s[1:])]
 
     @property
@@ -105,10 +109,20 @@ def body(req: Request, model: str, chat: bool, ignore_eos: bool) -> dict[str, An
     return payload
 
 
-def _content(choice: dict[str, Any]) -> str:
+def _carries_token(choice: Any) -> bool:
+    """Whether one streamed choice carries a generated token (its text may be empty; see above)."""
+    if not isinstance(choice, dict):
+        return False
     if "delta" in choice:
-        return str((choice.get("delta") or {}).get("content") or "")
-    return str(choice.get("text") or "")
+        delta = choice.get("delta") or {}
+        text = delta.get("content")
+        if text is None or (not text and "role" in delta):
+            return False
+    else:
+        text = choice.get("text")
+        if text is None:
+            return False
+    return bool(text) or not choice.get("finish_reason")
 
 
 def _usage(rec: RequestRecord, usage: dict[str, Any]) -> None:
@@ -133,7 +147,7 @@ def _event(rec: RequestRecord, data: bytes, now: float) -> bool:
     if event.get("error"):
         rec.error = f"stream error: {str(event['error'])[:200]}"
         return False
-    if any(_content(c) for c in event.get("choices") or ()):
+    if any(_carries_token(c) for c in event.get("choices") or ()):
         rec.chunk_s.append(now)
     if event.get("usage"):
         _usage(rec, event["usage"])
@@ -170,7 +184,7 @@ async def send(
                     break
         rec.end_s = time.perf_counter() - t0
         if not rec.error and not rec.chunk_s:
-            rec.error = "no content in the stream"
+            rec.error = "no token in the stream"
     except TimeoutError:
         rec.error = f"timeout after {timeout_s:g} s"
     except aiohttp.ClientConnectorError as exc:
