@@ -175,7 +175,7 @@ def paced_part() -> None:
         stub.close()
 
 
-def vllm_bench_serve_cmd(server: Vllm, model: Path, out: Path, n: int, rate: float, seed: int) -> list[str]:
+def vllm_bench_serve_cmd(url: str, model: Path, out: Path, n: int, rate: float, seed: int) -> list[str]:
     """`vllm bench serve` with the random dataset at the given load, saving its result JSON to ``out``."""
     return [
         str(VLLM_PYTHON),
@@ -185,7 +185,7 @@ def vllm_bench_serve_cmd(server: Vllm, model: Path, out: Path, n: int, rate: flo
         "--backend",
         "vllm",
         "--base-url",
-        server.url,
+        url,
         "--model",
         "tiny",
         "--tokenizer",
@@ -247,49 +247,51 @@ def compare(title: str, ours: dict[str, Any], theirs: dict[str, Any], quiet: str
             )
 
 
+def ours_at(url: str, model: str, n: int, rate: float, seed: int) -> dict[str, Any]:
+    """rooftop's load: n requests of 48 prompt tokens and 16 output tokens, Poisson at ``rate``."""
+    res = run(Target(url, model), synthetic(n, Lengths(48), Lengths(16), seed=seed), arrivals(n, rate, seed=seed))
+    return summarize(res.records, res.duration_s, Slo())
+
+
 def vllm_part(repeat: int) -> None:
-    """Per round: the two tools one after the other at the full rate, then both at once at half each."""
+    """Both tools against the paced stub (known truth), then rounds against a real vLLM."""
     if not VLLM_PYTHON.exists():
         print(f"vLLM venv absent at {VLLM_PYTHON}: skipping the comparison with vllm bench serve")
         return
     tmp = Path(tempfile.mkdtemp())
-    model = tmp / "m"
+    model = tmp / "m"  # the tiny Llama: vLLM serves it; vllm bench serve also needs its tokenizer
     subprocess.run(
         [str(VLLM_PYTHON), str(REPO / "tests/serving/make_tiny_hf.py"), str(model)], check=True, capture_output=True
     )
-    server = Vllm(model, tmp / "vllm.log")
     n, rate = 40, 2.0
-
-    def ours(count: int, r: float, seed: int) -> dict[str, Any]:
-        reqs = synthetic(count, Lengths(48), Lengths(16), seed=seed)
-        res = run(Target(server.url, "tiny"), reqs, arrivals(count, r, seed=seed))
-        return summarize(res.records, res.duration_s, Slo())
-
+    stub = Stub(PACE_S)
+    try:
+        for i in range(repeat):
+            quiet = wait_quiet(QUIET, PATIENCE_S)
+            out = tmp / f"stub{i}.json"
+            theirs, _ = vllm_bench_serve(vllm_bench_serve_cmd(stub.url, model, out, n, rate, i), out)
+            title = f"paced stub (truth: TTFT {PACE_S * 1e3:.0f} ms, ITL = TPOT {PACE_S * 1e3:.0f} ms, E2E "
+            title += f"{16 * PACE_S * 1e3:.0f} ms), one after the other, {n} requests, poisson {rate:g}, round {i + 1}"
+            compare(title, ours_at(stub.url, "m", n, rate, i), theirs, quiet)
+    finally:
+        stub.close()
+    server = Vllm(model, tmp / "vllm.log")
     try:
         server.start()
         warm = tmp / "warm.json"
-        vllm_bench_serve(vllm_bench_serve_cmd(server, model, warm, 8, 4.0, 99), warm)  # first-request costs
+        vllm_bench_serve(vllm_bench_serve_cmd(server.url, model, warm, 8, 4.0, 99), warm)  # first-request costs
         for i in range(repeat):
             quiet = wait_quiet(QUIET, PATIENCE_S)
             out = tmp / f"seq{i}.json"
-            theirs, _ = vllm_bench_serve(vllm_bench_serve_cmd(server, model, out, n, rate, i), out)
-            mine = ours(n, rate, i)
-            compare(
-                f"vLLM, one after the other: {n} requests each, poisson {rate:g} req/s, 48 -> 16, round {i + 1}",
-                mine,
-                theirs,
-                quiet,
-            )
+            theirs, _ = vllm_bench_serve(vllm_bench_serve_cmd(server.url, model, out, n, rate, i), out)
+            title = f"vLLM, one after the other: {n} requests each, poisson {rate:g} req/s, 48 -> 16, round {i + 1}"
+            compare(title, ours_at(server.url, "tiny", n, rate, i), theirs, quiet)
             quiet = wait_quiet(QUIET, PATIENCE_S)
             out = tmp / f"par{i}.json"
-            cmd = vllm_bench_serve_cmd(server, model, out, n, rate / 2, i)
-            theirs, mine = vllm_bench_serve(cmd, out, lambda i=i: ours(n, rate / 2, 100 + i))
-            compare(
-                f"vLLM, both at once: {n} requests each, poisson {rate / 2:g} req/s each, 48 -> 16, round {i + 1}",
-                mine,
-                theirs,
-                quiet,
-            )
+            cmd = vllm_bench_serve_cmd(server.url, model, out, n, rate / 2, i)
+            theirs, mine = vllm_bench_serve(cmd, out, lambda i=i: ours_at(server.url, "tiny", n, rate / 2, 100 + i))
+            title = f"vLLM, both at once: {n} requests each, poisson {rate / 2:g} req/s each, 48 -> 16, round {i + 1}"
+            compare(title, mine, theirs, quiet)
     finally:
         server.stop()
 

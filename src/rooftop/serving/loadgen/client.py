@@ -100,8 +100,9 @@ def body(req: Request, model: str, chat: bool, ignore_eos: bool) -> dict[str, An
         "temperature": 0.0,
     }
     if ignore_eos:
-        payload["ignore_eos"] = True  # vLLM/SGLang extension: generate exactly max_tokens
-        payload["min_tokens"] = req.output_len
+        # vLLM/SGLang extension: generate exactly max_tokens (as vllm bench serve --ignore-eos; a
+        # min_tokens would be redundant and adds a logits processor to every step of the batch)
+        payload["ignore_eos"] = True
     if chat:
         payload["messages"] = req.prompt
     else:
