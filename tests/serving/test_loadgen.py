@@ -85,6 +85,7 @@ def test_metric_definitions_by_hand() -> None:
         (b'{"choices": [{"index": 0, "text": ""}]}', True),
         (b'{"choices": [{"index": 0, "delta": {"content": ""}}]}', True),
         (b'{"choices": [{"index": 0, "delta": {"content": "x"}, "finish_reason": "length"}]}', True),
+        (b'{"choices": [{"index": 0, "delta": {"content": null, "reasoning_content": "hm"}}]}', True),
         # a chat role announcement, an empty end marker, a usage-only chunk: no token
         (b'{"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}', False),
         (b'{"choices": [{"index": 0, "text": "", "finish_reason": "stop"}]}', False),

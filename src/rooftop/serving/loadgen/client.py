@@ -1,9 +1,10 @@
 """Stream one OpenAI-compatible request and timestamp it: send, every token chunk, end, usage.
 
 Times are ``time.perf_counter()`` seconds. A chunk is a *token chunk* when a choice carries
-generated text: ``choices[i].text`` (completions) or ``choices[i].delta.content`` (chat), **even
-when that text is empty** — a detokenizer holds back the text of a token that ends inside a
-UTF-8 character (byte-fallback tokens) or of a special token, yet the token was generated then;
+generated text: ``choices[i].text`` (completions) or ``choices[i].delta.content`` (chat; or a
+reasoning model's ``delta.reasoning_content``), **even when that text is empty** — a
+detokenizer holds back the text of a token that ends inside a UTF-8 character (byte-fallback
+tokens) or of a special token, yet the token was generated then;
 `vllm bench serve` times these chunks too. Not token chunks: a usage-only chunk (no choices), a
 chat role announcement (``delta.role`` with empty content), and an empty chunk that only carries
 ``finish_reason``. Output tokens come from ``usage.completion_tokens`` (we send
@@ -116,7 +117,7 @@ def _carries_token(choice: Any) -> bool:
         return False
     if "delta" in choice:
         delta = choice.get("delta") or {}
-        text = delta.get("content")
+        text = next((delta[k] for k in ("content", "reasoning_content", "reasoning") if delta.get(k) is not None), None)
         if text is None or (not text and "role" in delta):
             return False
     else:
