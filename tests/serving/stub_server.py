@@ -1,6 +1,6 @@
 """A tiny OpenAI-compatible stub on 127.0.0.1: streams max_tokens chunks instantly (or with a delay).
 
-Also serves GET /metrics (text set by the test), GET /health, and misbehaves on request:
+Also serves GET /metrics (text set by the test), GET /health, GET /v1/models, and misbehaves on request:
 mode "hang" never answers, mode "garbage" answers /metrics with HTML. Run in a thread
 (``StubServer().start()``) or as a process (``python -m tests.serving.stub_server PORT [DELAY_S]``).
 """
@@ -19,6 +19,7 @@ class StubServer:
         self.token_delay_s = token_delay_s
         self.metrics = metrics
         self.mode = "ok"
+        self.model = "stub-model"
         self.requests = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: asyncio.AbstractServer | None = None
@@ -44,6 +45,8 @@ class StubServer:
                     await self._plain(writer, text)
                 elif path.startswith("/health"):
                     await self._plain(writer, "")
+                elif path.startswith("/v1/models"):
+                    await self._plain(writer, json.dumps({"data": [{"id": self.model}]}))
                 elif method == "POST":
                     await self._stream(writer, json.loads(raw or b"{}"), path.endswith("chat/completions"))
                 else:
@@ -69,6 +72,8 @@ class StubServer:
             data = f"data: {obj if isinstance(obj, str) else json.dumps(obj)}\n\n".encode()
             return b"%x\r\n%s\r\n" % (len(data), data)
 
+        if chat:  # as vLLM: a role announcement (empty content) before the first token
+            writer.write(chunk({"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}))
         for i in range(n):
             if self.token_delay_s:
                 await asyncio.sleep(self.token_delay_s)

@@ -146,19 +146,34 @@ def test_bench_two_rates_matches_engine_histograms(vllm: Vllm, model_dir: Path) 
         assert eng["cross_check"] is not None
         acc_tokens = s["output_tokens"]
         assert acc_tokens == 160
-        # engine-side histograms over the same window: means are exact (sum/count), no bucket error
-        ttft_c, ttft_e = s["ttft_s"]["mean"], eng["latency"]["ttft_s"]["mean"]
-        tpot_c, tpot_e = s["tpot_s"]["mean"], eng["latency"]["tpot_s"]["mean"]
+        # Engine-side histograms over the same window (bench scrapes /metrics right before and after, and
+        # nothing else loads this server): their means are exact (sum/count, no bucket error).
+        lat = eng["latency"]
+        ttft_c, ttft_e = s["ttft_s"]["mean"], lat["ttft_s"]["mean"]
+        e2e_c, e2e_e = s["e2e_s"]["mean"], lat["e2e_s"]["mean"]
+        tpot_c, tpot_e = s["tpot_s"]["mean"], lat["tpot_s"]["mean"]
         print(
-            f"rate {rate}: TTFT client {ttft_c:.4f} engine {ttft_e:.4f}; TPOT client {tpot_c:.4f} engine {tpot_e:.4f}"
+            f"rate {rate}: TTFT client {ttft_c:.4f} engine {ttft_e:.4f}; E2E client {e2e_c:.4f} engine {e2e_e:.4f}; "
+            f"TPOT client {tpot_c:.4f} engine {tpot_e:.4f}"
         )
-        # Tolerance. TTFT: vLLM stops its clock at the engine-core iteration that produced the first token;
-        # the client's clock also covers HTTP parsing, tokenisation, the ZMQ hop to the API process,
-        # detokenisation and the SSE write. So client ≥ engine, and the difference is that constant path:
-        # ≤ 150 ms on this loaded 2-core machine (measured 40-70 ms). TPOT is a difference of two client
-        # times, so the constant path cancels: within 25 % + 5 ms of the engine's per-request TPOT.
-        assert ttft_e - 0.005 <= ttft_c <= ttft_e + 0.150, (rate, ttft_c, ttft_e)
-        assert abs(tpot_c - tpot_e) <= tpot_e * 0.25 + 0.005, (rate, tpot_c, tpot_e)
+        # vLLM's TTFT and E2E both start at the API process's arrival_time (after the HTTP request is parsed)
+        # and both stop at the output processor's timestamp of the step (before detokenisation, the SSE
+        # write and the client's read). The client's clock starts earlier and stops later, so:
+        # 1. containment — client ≥ engine, less 5 ms for the two processes' clock reads;
+        assert ttft_c >= ttft_e - 0.005 and e2e_c >= e2e_e - 0.005, (rate, ttft_c, ttft_e, e2e_c, e2e_e)
+        # 2. the same per-request path is added to TTFT and to E2E, so it cancels in the decode span
+        #    E2E − TTFT: client and engine see the same stretch. Its size is a load-dependent scheduling delay
+        #    of the API process (2 cores shared with the busy engine core and other jobs: 5–150 ms measured),
+        #    which is why TTFT itself gets no upper bound. Tolerance: 20 % + 15 ms of the engine's span
+        #    (~60 ms here): the last token's SSE write may wait behind other requests' writes a little longer
+        #    or shorter than the first token's did;
+        span_c, span_e = e2e_c - ttft_c, e2e_e - ttft_e
+        assert abs(span_c - span_e) <= 0.20 * span_e + 0.015, (rate, span_c, span_e)
+        # 3. TPOT per request is that span over its n − 1 tokens (25 % + 5 ms, as before this change).
+        assert abs(tpot_c - tpot_e) <= 0.25 * tpot_e + 0.005, (rate, tpot_c, tpot_e)
+        # 4. a guard against client-side overhead (the old httpx client added seconds): the path the client
+        #    adds is bounded by the request itself, or 250 ms on a loaded machine, whichever is larger.
+        assert e2e_c - e2e_e <= max(0.25, e2e_e), (rate, e2e_c, e2e_e)
         # MFU from our FLOPs per token agrees with vLLM's estimated_flops_per_gpu_total (same convention)
         assert 0.9 <= eng["cross_check"]["ratio"] <= 1.1, eng["cross_check"]
 

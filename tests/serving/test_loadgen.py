@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from rooftop.errors import WorkloadError
 from rooftop.serving.loadgen.arrivals import arrivals, from_trace
-from rooftop.serving.loadgen.client import RequestRecord
+from rooftop.serving.loadgen.client import RequestRecord, _event
 from rooftop.serving.loadgen.prompts import Lengths, dataset, parse_lengths, synthetic
 from rooftop.serving.loadgen.runner import Target, run
 from rooftop.serving.loadgen.summary import Slo, summarize
@@ -77,6 +77,38 @@ def test_metric_definitions_by_hand() -> None:
     assert math.isnan(rec(0.0, [0.1], n=1).tpot_s)
 
 
+@pytest.mark.parametrize(
+    ("data", "token"),
+    [
+        (b'{"choices": [{"index": 0, "text": "Hi"}]}', True),
+        # text held back by the detokenizer (a byte-fallback token mid UTF-8 character): still a token
+        (b'{"choices": [{"index": 0, "text": ""}]}', True),
+        (b'{"choices": [{"index": 0, "delta": {"content": ""}}]}', True),
+        (b'{"choices": [{"index": 0, "delta": {"content": "x"}, "finish_reason": "length"}]}', True),
+        (b'{"choices": [{"index": 0, "delta": {"content": null, "reasoning_content": "hm"}}]}', True),
+        # a chat role announcement, an empty end marker, a usage-only chunk: no token
+        (b'{"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}', False),
+        (b'{"choices": [{"index": 0, "text": "", "finish_reason": "stop"}]}', False),
+        (b'{"choices": [], "usage": {"completion_tokens": 7}}', False),
+        (b'{"choices": [{"index": 0, "delta": {"tool_calls": []}}]}', False),
+    ],
+)
+def test_which_chunks_carry_a_token(data: bytes, token: bool) -> None:
+    r = RequestRecord(0, 0.0, 0.0)
+    assert _event(r, data, 0.25) is True
+    assert r.chunk_s == ([0.25] if token else [])
+
+
+def test_stream_end_and_errors() -> None:
+    r = RequestRecord(0, 0.0, 0.0)
+    assert _event(r, b"[DONE]", 1.0) is False and r.error == ""
+    assert _event(r, b'{"choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 3}}', 1.0)
+    assert (r.prompt_tokens, r.output_tokens) == (5, 3)
+    assert _event(r, b"{not json", 1.0) is False and r.error.startswith("bad SSE data")
+    r = RequestRecord(0, 0.0, 0.0)
+    assert _event(r, b'{"error": {"message": "overloaded"}}', 1.0) is False and "overloaded" in r.error
+
+
 def test_goodput_counts_failures_in_the_denominator() -> None:
     records = [rec(0.0, [0.1, 0.2], 2), rec(0.0, [0.9, 1.0], 2), rec(0.0, [], error="timeout after 1 s")]
     s = summarize(records, duration_s=2.0, slo=Slo(ttft_s=0.5))
@@ -120,4 +152,4 @@ def test_unreachable_and_hanging_servers_are_recorded_not_raised() -> None:
         stub.stop()
     assert [r.error for r in result.records] == ["timeout after 0.5 s"] * 2
     dead = run(Target("http://127.0.0.1:9", "m"), synthetic(1, Lengths(4), Lengths(2)), arrivals(1, 1.0), timeout_s=2)
-    assert dead.records[0].error.startswith("ConnectError")
+    assert dead.records[0].error.startswith("unreachable: Cannot connect to host 127.0.0.1:9")

@@ -171,7 +171,18 @@ def bench(
     doc: dict[str, Any] = (
         runs[0] if len(runs) == 1 else {"runs": runs, "sweep": analyse([(s["rate"], s) for s in runs])}
     )
-    click.echo(json.dumps(doc, indent=1) if as_json else _human(runs, doc))
+    click.echo(json.dumps(_strict(doc), indent=1, allow_nan=False) if as_json else _human(runs, doc))
+
+
+def _strict(obj: Any) -> Any:
+    """Strict JSON values: rate inf → "inf", NaN → null (json.dumps would write Infinity/NaN, which jq rejects)."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
+    if isinstance(obj, dict):
+        return {k: _strict(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_strict(v) for v in obj]
+    return obj
 
 
 def _with_progress(fn: Any, total: int, level: float) -> Any:

@@ -1,9 +1,14 @@
-"""Stream one OpenAI-compatible request and timestamp it: send, every content chunk, end, usage.
+"""Stream one OpenAI-compatible request and timestamp it: send, every token chunk, end, usage.
 
-Times are ``time.perf_counter()`` seconds. A chunk counts as content when it carries non-empty
-text (``choices[0].text`` or ``choices[0].delta.content``); a usage-only final chunk is not a
-token. Output tokens come from ``usage.completion_tokens`` (we send
-``stream_options.include_usage``); without usage, the number of content chunks stands in.
+Times are ``time.perf_counter()`` seconds. A chunk is a *token chunk* when a choice carries
+generated text: ``choices[i].text`` (completions) or ``choices[i].delta.content`` (chat; or a
+reasoning model's ``delta.reasoning_content``), **even when that text is empty** — a
+detokenizer holds back the text of a token that ends inside a UTF-8 character (byte-fallback
+tokens) or of a special token, yet the token was generated then;
+`vllm bench serve` times these chunks too. Not token chunks: a usage-only chunk (no choices), a
+chat role announcement (``delta.role`` with empty content), and an empty chunk that only carries
+``finish_reason``. Output tokens come from ``usage.completion_tokens`` (we send
+``stream_options.include_usage``); without usage, the number of token chunks stands in.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from rooftop.serving.loadgen.prompts import Request
 
 if TYPE_CHECKING:
-    import httpx
+    import aiohttp
 
 
 @dataclass
@@ -35,22 +40,22 @@ class RequestRecord:
 
     @property
     def ok(self) -> bool:
-        """Succeeded with at least one content chunk."""
+        """Succeeded with at least one token chunk."""
         return not self.error and bool(self.chunk_s)
 
     @property
     def ttft_s(self) -> float:
-        """First content chunk − send."""
+        """First token chunk − send."""
         return self.chunk_s[0] - self.sent_s if self.chunk_s else float("nan")
 
     @property
     def e2e_s(self) -> float:
-        """Last content chunk − send (as vllm bench serve)."""
+        """Last token chunk − send (as vllm bench serve)."""
         return self.chunk_s[-1] - self.sent_s if self.chunk_s else float("nan")
 
     @property
     def n_tokens(self) -> int:
-        """Output tokens: usage, else content chunks."""
+        """Output tokens: usage, else token chunks."""
         return self.output_tokens if self.output_tokens is not None else len(self.chunk_s)
 
     @property
@@ -61,7 +66,7 @@ class RequestRecord:
 
     @property
     def itl_s(self) -> list[float]:
-        """Gaps between successive content chunks (a multi-token chunk gives one gap)."""
+        """Gaps between successive token chunks (a multi-token chunk gives one gap)."""
         return [b - a for a, b in zip(self.chunk_s, self.chunk_s[1:])]
 
     @property
@@ -96,8 +101,9 @@ def body(req: Request, model: str, chat: bool, ignore_eos: bool) -> dict[str, An
         "temperature": 0.0,
     }
     if ignore_eos:
-        payload["ignore_eos"] = True  # vLLM/SGLang extension: generate exactly max_tokens
-        payload["min_tokens"] = req.output_len
+        # vLLM/SGLang extension: generate exactly max_tokens (as vllm bench serve --ignore-eos; a
+        # min_tokens would be redundant and adds a logits processor to every step of the batch)
+        payload["ignore_eos"] = True
     if chat:
         payload["messages"] = req.prompt
     else:
@@ -105,10 +111,20 @@ def body(req: Request, model: str, chat: bool, ignore_eos: bool) -> dict[str, An
     return payload
 
 
-def _content(choice: dict[str, Any]) -> str:
+def _carries_token(choice: Any) -> bool:
+    """Whether one streamed choice carries a generated token (its text may be empty; see above)."""
+    if not isinstance(choice, dict):
+        return False
     if "delta" in choice:
-        return str((choice.get("delta") or {}).get("content") or "")
-    return str(choice.get("text") or "")
+        delta = choice.get("delta") or {}
+        text = next((delta[k] for k in ("content", "reasoning_content", "reasoning") if delta.get(k) is not None), None)
+        if text is None or (not text and "role" in delta):
+            return False
+    else:
+        text = choice.get("text")
+        if text is None:
+            return False
+    return bool(text) or not choice.get("finish_reason")
 
 
 def _usage(rec: RequestRecord, usage: dict[str, Any]) -> None:
@@ -118,43 +134,63 @@ def _usage(rec: RequestRecord, usage: dict[str, Any]) -> None:
     rec.cached_tokens = details.get("cached_tokens")
 
 
+def _event(rec: RequestRecord, data: bytes, now: float) -> bool:
+    """Apply one SSE ``data:`` payload to ``rec``; False when the stream is over ([DONE] or error)."""
+    if data == b"[DONE]":
+        return False
+    try:
+        event = json.loads(data)
+    except ValueError:
+        rec.error = f"bad SSE data: {data[:80]!r}"
+        return False
+    if not isinstance(event, dict):
+        rec.error = f"bad SSE data: {data[:80]!r}"
+        return False
+    if event.get("error"):
+        rec.error = f"stream error: {str(event['error'])[:200]}"
+        return False
+    if any(_carries_token(c) for c in event.get("choices") or ()):
+        rec.chunk_s.append(now)
+    if event.get("usage"):
+        _usage(rec, event["usage"])
+    return True
+
+
 async def send(
-    client: httpx.AsyncClient, url: str, payload: dict[str, Any], rec: RequestRecord, t0: float, timeout_s: float
+    session: aiohttp.ClientSession, url: str, payload: dict[str, Any], rec: RequestRecord, t0: float, timeout_s: float
 ) -> RequestRecord:
-    """POST ``payload`` to ``url`` and fill ``rec``; never raises (errors land in ``rec.error``)."""
-    import httpx
+    """POST ``payload`` to ``url`` and fill ``rec``; never raises (errors land in ``rec.error``).
+
+    Every network read is timestamped once, when it arrives; the SSE lines it holds share that
+    time (a line split across reads gets the time of the read that completed it).
+    """
+    import aiohttp
 
     rec.sent_s = time.perf_counter() - t0
     try:
-        async with client.stream("POST", url, json=payload, timeout=timeout_s) as resp:
-            if resp.status_code != 200:
-                text = (await resp.aread()).decode("utf-8", "replace")
-                rec.error = f"HTTP {resp.status_code}: {text[:200]}"
+        async with session.post(url, json=payload, timeout=aiohttp.ClientTimeout(total=timeout_s)) as resp:
+            if resp.status != 200:
+                text = (await resp.read()).decode("utf-8", "replace")
+                rec.error = f"HTTP {resp.status}: {text[:200]}"
                 return rec
-            async for line in resp.aiter_lines():
+            rest, going = b"", True
+            async for piece in resp.content.iter_any():
                 now = time.perf_counter() - t0
-                if not line.startswith("data:"):
-                    continue
-                data = line[5:].strip()
-                if data == "[DONE]":
+                *lines, rest = (rest + piece).split(b"\n")
+                for line in lines:
+                    if line.startswith(b"data:"):
+                        going = _event(rec, line[5:].strip(), now)
+                        if not going:
+                            break
+                if not going:
                     break
-                try:
-                    event = json.loads(data)
-                except json.JSONDecodeError:
-                    rec.error = f"bad SSE data: {data[:80]!r}"
-                    return rec
-                if event.get("error"):
-                    rec.error = f"stream error: {str(event['error'])[:200]}"
-                    return rec
-                if any(_content(c) for c in event.get("choices") or []):
-                    rec.chunk_s.append(now)
-                if event.get("usage"):
-                    _usage(rec, event["usage"])
         rec.end_s = time.perf_counter() - t0
-        if not rec.chunk_s:
-            rec.error = "no content in the stream"
-    except httpx.TimeoutException:
+        if not rec.error and not rec.chunk_s:
+            rec.error = "no token in the stream"
+    except TimeoutError:
         rec.error = f"timeout after {timeout_s:g} s"
-    except httpx.HTTPError as exc:
+    except aiohttp.ClientConnectorError as exc:
+        rec.error = f"unreachable: {exc}"[:200]
+    except aiohttp.ClientError as exc:
         rec.error = f"{type(exc).__name__}: {exc}"[:200]
     return rec

@@ -52,31 +52,39 @@ async def _run(
     max_concurrency: int | None,
     on_done: Callable[[RequestRecord], None] | None,
 ) -> RunResult:
-    import httpx
+    import aiohttp
 
-    limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
     gate = asyncio.Semaphore(max_concurrency) if max_concurrency else None
     records = [RequestRecord(i, float(offsets[i])) for i in range(len(requests))]
+    url = target.url
     started_unix = time.time()
-    async with httpx.AsyncClient(limits=limits, timeout=timeout_s) as client:
+    # One session and connection pool for the run (no per-request client); no connection cap, so
+    # the open loop is never throttled by the pool; keep-alive connections are reused.
+    connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300, keepalive_timeout=60)
+    async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=None)) as session:
         t0 = time.perf_counter()
 
         async def one(i: int) -> None:
-            delay = records[i].scheduled_s - (time.perf_counter() - t0)
-            if delay > 0:
-                await asyncio.sleep(delay)
             payload = body(requests[i], target.model, target.chat, target.ignore_eos)
             if gate is None:
-                await send(client, target.url, payload, records[i], t0, timeout_s)
+                await send(session, url, payload, records[i], t0, timeout_s)
             else:
                 async with gate:
-                    await send(client, target.url, payload, records[i], t0, timeout_s)
+                    await send(session, url, payload, records[i], t0, timeout_s)
             if on_done:
                 on_done(records[i])
 
-        await asyncio.gather(*(one(i) for i in range(len(requests))))
-        ends = [r.end_s if r.end_s == r.end_s else r.sent_s for r in records]
-        duration = max(ends) - min(r.sent_s for r in records) if records else 0.0
+        # One dispatcher sleeps until each scheduled time and starts that request's task, so only
+        # in-flight requests exist as tasks (not one sleeping task per request of the run).
+        tasks = []
+        for i, rec in enumerate(records):
+            delay = rec.scheduled_s - (time.perf_counter() - t0)
+            if delay > 0:
+                await asyncio.sleep(delay)
+            tasks.append(asyncio.create_task(one(i)))
+        await asyncio.gather(*tasks)
+    ends = [r.end_s if r.end_s == r.end_s else r.sent_s for r in records]
+    duration = max(ends) - min(r.sent_s for r in records) if records else 0.0
     return RunResult(tuple(records), float(duration), started_unix)
 
 

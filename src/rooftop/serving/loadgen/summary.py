@@ -1,7 +1,7 @@
 """Records → the bench summary: TTFT/TPOT/ITL/E2E quantiles, throughput, goodput against SLOs.
 
-Definitions (docs/serving.md): TTFT = first content chunk − send; ITL = gap between successive
-content chunks; TPOT = (E2E − TTFT)/(n − 1) per request (n from usage); E2E = last content chunk
+Definitions (docs/serving.md): TTFT = first token chunk − send; ITL = gap between successive
+token chunks; TPOT = (E2E − TTFT)/(n − 1) per request (n from usage); E2E = last token chunk
 − send. Failed and timed-out requests are excluded from latency quantiles but count in
 ``requests`` and in goodput's denominator (they never meet an SLO). Goodput = requests meeting
 every given SLO per second of the run (DistServe / vllm bench serve --goodput).

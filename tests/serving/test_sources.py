@@ -1,0 +1,124 @@
+from __future__ import annotations
+
+import pytest
+
+from rooftop.errors import TelemetryError
+from rooftop.serving.sources import (
+    ENGINE_NAME_REGEX,
+    fetch,
+    metrics_url,
+    prometheus_instant,
+    prometheus_range,
+    read_file,
+)
+from tests.conftest import fixture_path
+from tests.serving.prom_api import FakePrometheus
+from tests.serving.stub_server import StubServer
+
+GEN = {"__name__": "vllm:generation_tokens_total", "engine": "0", "job": "vllm", "model_name": "tiny"}
+PROMPT = {"__name__": "vllm:prompt_tokens_total", "engine": "0", "job": "vllm", "model_name": "tiny"}
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("http://127.0.0.1:8000", "http://127.0.0.1:8000/metrics"),
+        ("http://127.0.0.1:8000/", "http://127.0.0.1:8000/metrics"),
+        ("http://127.0.0.1:8000/metrics", "http://127.0.0.1:8000/metrics"),
+        ("http://host:9/prometheus/metrics", "http://host:9/prometheus/metrics"),  # trtllm-serve keeps its path
+    ],
+)
+def test_metrics_url(url: str, expected: str) -> None:
+    assert metrics_url(url) == expected
+
+
+def test_fetch_from_a_live_endpoint_and_its_failures() -> None:
+    stub = StubServer(metrics="# TYPE vllm:generation_tokens_total counter\nvllm:generation_tokens_total 42\n").start()
+    try:
+        snap = fetch(stub.url, timeout_s=2)
+        assert snap.source == f"{stub.url}/metrics" and snap.total("vllm:generation_tokens_total") == 42
+        stub.mode = "garbage"
+        with pytest.raises(TelemetryError, match=f"{stub.url}/metrics"):
+            fetch(stub.url, timeout_s=2)
+        stub.mode = "hang"
+        with pytest.raises(TelemetryError, match="no answer within 0.3 s"):
+            fetch(stub.url, timeout_s=0.3)
+    finally:
+        stub.stop()
+    with pytest.raises(TelemetryError, match=r"http://127\.0\.0\.1:9/metrics: unreachable"):
+        fetch("http://127.0.0.1:9", timeout_s=1)
+
+
+def test_read_file_fixture_and_bad_files(tmp_path) -> None:
+    snap = read_file(fixture_path("serving", "vllm_cpu_0.32_live.prom"))
+    assert snap.total("vllm:generation_tokens_total") == 416  # the fixture README's 416 generated tokens
+    with pytest.raises(TelemetryError, match="cannot read"):
+        read_file(tmp_path / "absent.prom")
+    binary = tmp_path / "b.prom"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(TelemetryError, match="not a text exposition file"):
+        read_file(binary)
+
+
+def test_prometheus_instant_query_and_samples() -> None:
+    with FakePrometheus() as prom:
+        prom.answer(
+            "/api/v1/query",
+            {
+                "status": "success",
+                "data": {
+                    "resultType": "vector",
+                    "result": [
+                        {"metric": GEN, "value": [1700000000.5, "160"]},
+                        {"metric": PROMPT, "value": [1700000001.0, "480"]},
+                    ],
+                },
+            },
+        )
+        snap = prometheus_instant(prom.url, 'job="vllm"', timeout_s=2)
+    path, params = prom.queries[0]
+    assert path == "/api/v1/query" and "time" not in params
+    assert params["query"] == '{__name__=~"' + ENGINE_NAME_REGEX + '",job="vllm"}'
+    assert snap.total("vllm:generation_tokens_total") == 160 and snap.total("vllm:prompt_tokens_total") == 480
+    assert snap.time_s == 1700000001.0  # the newest sample's time
+    assert dict(snap.samples[0].labels) == {"engine": "0", "job": "vllm", "model_name": "tiny"}  # __name__ dropped
+    assert snap.source == f'{prom.url} job="vllm"'
+
+
+def test_prometheus_range_query_groups_by_time() -> None:
+    with FakePrometheus() as prom:
+        prom.answer(
+            "/api/v1/query_range",
+            {
+                "status": "success",
+                "data": {
+                    "resultType": "matrix",
+                    "result": [
+                        {"metric": GEN, "values": [[100, "10"], [105, "60"]]},
+                        {"metric": PROMPT, "values": [[100, "30"], [105, "180"]]},
+                    ],
+                },
+            },
+        )
+        snaps = prometheus_range(prom.url, "", 100.0, 105.0, 5.0)
+    _, params = prom.queries[0]
+    assert params["start"] == "100.0" and params["end"] == "105.0" and params["step"] == "5.0"
+    assert params["query"] == '{__name__=~"' + ENGINE_NAME_REGEX + '"}'  # no selector: every engine series
+    assert [s.time_s for s in snaps] == [100.0, 105.0]
+    assert snaps[1].total("vllm:generation_tokens_total") - snaps[0].total("vllm:generation_tokens_total") == 50
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "message"),
+    [
+        (200, "<html>login</html>", "not a Prometheus API answer"),
+        (200, {"status": "error", "error": "parse error at char 3"}, "query failed: parse error at char 3"),
+        (503, "overloaded", "HTTP 503"),
+    ],
+)
+def test_prometheus_errors_name_the_url(status: int, body: object, message: str) -> None:
+    with FakePrometheus() as prom:
+        prom.answer("/api/v1/query", body, status)
+        with pytest.raises(TelemetryError, match=message) as info:
+            prometheus_instant(prom.url, timeout_s=2)
+    assert f"{prom.url}/api/v1/query" in str(info.value)
