@@ -35,3 +35,12 @@ def test_numpy_path_when_torch_is_absent(monkeypatch):
     monkeypatch.setattr(roofs_mod, "has_torch", lambda: False)
     measured = roofs_mod.measure_roofs("cpu", threads=1, quick=True)
     assert measured.identity["backend"] == "numpy" and measured.peak("fp32") > 0
+
+
+def test_auto_device_is_the_cpu_without_cuda():
+    from rooftop.measure.roofs import resolve_device
+
+    torch = pytest.importorskip("torch")
+    expected = "cuda" if torch.cuda.is_available() else "cpu"
+    assert resolve_device("auto") == expected
+    assert resolve_device("cpu") == "cpu" and resolve_device("cuda") == "cuda"

@@ -23,7 +23,7 @@ from rooftop.diagnose.engine import Evidence, diagnose
 from rooftop.errors import MeasurementError
 from rooftop.measure import cache, calibrate, decode_model
 from rooftop.measure.points import measured_points, step_summary
-from rooftop.measure.roofs import check_device, measure_roofs, torch_threads
+from rooftop.measure.roofs import check_device, measure_roofs, resolve_device, torch_threads
 from rooftop.models.presets import config_dict, resolve_model
 from rooftop.models.spec import ModelSpec
 
@@ -87,6 +87,7 @@ def profile(req: ProfileRequest, progress: Progress | None = None) -> Run:
     from rooftop.measure.model import build_model
     from rooftop.measure.profile import run_profile
 
+    req = replace(req, device=resolve_device(req.device))
     check_device(req.device)
     say = progress or (lambda _m: None)
     roofs = roofs_for(req.device, req.threads, req.remeasure_roofs, say)

@@ -19,7 +19,12 @@ from rooftop.cli.roofs import THREADS_HELP
     show_default=True,
     help="A preset (rooftop models list) or a folder/config.json; built with random weights.",
 )
-@click.option("--device", default="cpu", show_default=True, help="cpu or cuda.")
+@click.option(
+    "--device",
+    default="auto",
+    show_default=True,
+    help="auto (the GPU when torch sees one, else the CPU), cpu or cuda.",
+)
 @click.option(
     "--dtype",
     type=click.Choice(["fp32", "bf16", "fp16"]),

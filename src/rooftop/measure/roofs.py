@@ -60,6 +60,18 @@ def has_torch() -> bool:
     return importlib.util.find_spec("torch") is not None
 
 
+def resolve_device(device: str) -> str:
+    """'auto' -> 'cuda' when torch sees a CUDA device, else 'cpu'; other names pass through unchanged."""
+    if device != "auto":
+        return device
+    if has_torch():
+        import torch
+
+        if torch.cuda.is_available():
+            return "cuda"
+    return "cpu"
+
+
 def check_device(device: str) -> None:
     """Refuse unknown devices and CUDA without a GPU, with one clear sentence."""
     if device not in DEVICES:
