@@ -123,3 +123,19 @@ def test_ctrl_c_during_calibration_reports_the_profile_and_exits_130(env, monkey
     assert out.exit_code == 130
     assert json.loads(out.stdout)["identity"]["calibration"] == "interrupted: nothing stored"
     assert "rooftop: interrupted during calibration: the profile is reported, no calibration stored" in out.stderr
+
+
+def test_batches_and_context(env):
+    # -b 1,2: one profile per batch (one trace each); -c 40: decode on a 40-token cache filled by an
+    # unprofiled prefill, so the analytic decode workload sits at context 40 (+ steps // 2 = 0 for one step)
+    e, tmp = env
+    out = run_cli("profile", "-m", str(tmp / "tiny"), "-p", "16", "-c", "40", "-b", "1,2", "--steps", "1",
+                  "--no-calibrate", "--trace", str(tmp / "t.json.gz"), "--json", env=e)
+    assert out.returncode == 0, out.stderr
+    run = json.loads(out.stdout)
+    shapes = [(r["workload"]["phase"], r["workload"]["batch"], r["workload"]["context"]) for r in run["results"]]
+    assert shapes == [("prefill", 1, 16), ("decode", 1, 40), ("prefill", 2, 16), ("decode", 2, 40)]
+    assert run["identity"]["batches"] == [1, 2]
+    assert (tmp / "t-b1.json.gz").exists() and (tmp / "t-b2.json.gz").exists()
+    decode = run["results"][1]
+    assert decode["profile"]["steps"] == 1 and decode["profile"]["accounted_share"] >= 0.9

@@ -40,6 +40,7 @@ class ProfileRequest:
     dtype: str = "fp32"
     batch: int = 1
     prompt: int = 512
+    context: int | None = None  # cached tokens at decode; None = the prompt's
     decode_steps: int = 16
     threads: int = 1
     trace_path: Path = Path("rooftop-trace.json.gz")
@@ -62,11 +63,12 @@ def roofs_for(device: str, threads: int, remeasure: bool = False, progress: Prog
 
 def check_memory(spec: ModelSpec, req: ProfileRequest, roofs: Roofs) -> None:
     """Refuse, with the numbers, a profile whose weights + KV + activations exceed the device."""
+    longest = max(req.prompt, req.context or 0) + req.decode_steps
     w = Workload(
         Phase.PREFILL,
         batch=req.batch,
-        prompt=req.prompt + req.decode_steps,
-        context=req.prompt,
+        prompt=longest,
+        context=longest,
         weight_dtype=req.dtype,
         act_dtype=req.dtype,
         kv_dtype=req.dtype,
@@ -75,10 +77,10 @@ def check_memory(spec: ModelSpec, req: ProfileRequest, roofs: Roofs) -> None:
     need = b.weights_bytes + float(b.kv_cache_bytes) + float(b.activation_bytes)
     if need > b.usable_bytes:
         raise MeasurementError(
-            f"{spec.name} at batch {req.batch} × {req.prompt + req.decode_steps} tokens in {req.dtype} needs "
+            f"{spec.name} at batch {req.batch} × {longest} tokens in {req.dtype} needs "
             f"{need / 2**30:.1f} GiB (weights {b.weights_bytes / 2**30:.1f}, KV {float(b.kv_cache_bytes) / 2**30:.1f}, "
             f"activations {float(b.activation_bytes) / 2**30:.1f}) but {req.device} has {b.usable_bytes / 2**30:.1f} "
-            "GiB usable; lower --batch/--prompt or pick a smaller model"
+            "GiB usable; lower --batch/--prompt/--context or pick a smaller model"
         )
 
 
@@ -97,7 +99,7 @@ def profile(req: ProfileRequest, progress: Progress | None = None) -> Run:
     with torch_threads(req.threads):
         say(f"building {spec.name} with {'random weights' if not req.weights else req.weights}")
         built = build_model(config, req.dtype, req.device, req.weights)
-        prof = run_profile(built, req.batch, req.prompt, req.decode_steps, req.trace_path, say)
+        prof = run_profile(built, req.batch, req.prompt, req.decode_steps, req.trace_path, say, context=req.context)
     results = []
     fit_input = []
     for phase in (Phase.PREFILL, Phase.DECODE):
@@ -105,7 +107,8 @@ def profile(req: ProfileRequest, progress: Progress | None = None) -> Run:
         if not measured:
             continue
         summary = step_summary(prof.steps, phase.value)
-        context = req.prompt + max(0, summary["steps"] // 2) if phase is Phase.DECODE else req.prompt
+        cached = req.context or req.prompt
+        context = cached + max(0, summary["steps"] // 2) if phase is Phase.DECODE else req.prompt
         workload = Workload(
             phase,
             batch=req.batch,
@@ -248,8 +251,43 @@ def _identity(req: ProfileRequest, spec: ModelSpec, built: Any, prof: Any) -> di
         "transformers": transformers.__version__,
         "cuda": torch.version.cuda,
         "weights": built.weights,
-        "shapes": {"batch": req.batch, "prompt": req.prompt, "decode_steps": req.decode_steps},
+        "shapes": {
+            "batch": req.batch,
+            "prompt": req.prompt,
+            "context": req.context or req.prompt,
+            "decode_steps": req.decode_steps,
+        },
         "warm": "warm (one cold prefill + decode and one warm prefill + 3 decode steps before profiling)",
         "trace": prof.trace_path,
         "interrupted": prof.interrupted,
     }
+
+
+def profile_batches(req: ProfileRequest, batches: list[int], progress: Progress | None = None) -> Run:
+    """Profile each batch size in turn (one trace each) and return one Run holding every result.
+
+    Calibration is fitted once, with the first batch; a Ctrl-C stops the remaining batches and
+    keeps what was measured.
+    """
+    runs: list[Run] = []
+    for i, batch in enumerate(batches):
+        trace = req.trace_path if len(batches) == 1 else _suffixed(req.trace_path, f"b{batch}")
+        run = profile(replace(req, batch=batch, trace_path=trace, calibrate=req.calibrate and i == 0), progress)
+        runs.append(run)
+        if run.identity.get("interrupted") or str(run.identity.get("calibration", "")).startswith("interrupted"):
+            break
+    first = runs[0]
+    identity = dict(first.identity)
+    if len(runs) > 1:
+        identity["batches"] = [r.identity.get("shapes", {}).get("batch") for r in runs]
+        identity["trace"] = [r.identity.get("trace") for r in runs]
+        identity["interrupted"] = any(r.identity.get("interrupted") for r in runs)
+    results = tuple(result for run in runs for result in run.results)
+    return Run(command="profile", roofs=first.roofs, results=results, identity=identity)
+
+
+def _suffixed(path: Path, tag: str) -> Path:
+    """rooftop-trace.json.gz + 'b16' -> rooftop-trace-b16.json.gz."""
+    name = path.name
+    stem, dot, rest = name.partition(".")
+    return path.with_name(f"{stem}-{tag}{dot}{rest}")

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from rooftop.cli.options import IntList
 from rooftop.cli.output import emit, output_options
 from rooftop.cli.roofs import THREADS_HELP
 
@@ -32,14 +33,27 @@ from rooftop.cli.roofs import THREADS_HELP
     show_default=True,
     help="Weights, activations and KV cache (fp32 on CPUs without bf16 units).",
 )
-@click.option("--batch", "-b", type=click.IntRange(min=1), default=1, show_default=True, help="Sequences.")
+@click.option(
+    "--batch",
+    "-b",
+    type=IntList("batch"),
+    default="1",
+    show_default=True,
+    help="Sequences: '1' or '1,16' (one profile each).",
+)
 @click.option(
     "--prompt",
     "-p",
     type=click.IntRange(min=1),
     default=512,
     show_default=True,
-    help="Prompt tokens (prefill); decode then runs at this context.",
+    help="Prompt tokens (prefill); decode runs at this context unless --context is given.",
+)
+@click.option(
+    "--context",
+    "-c",
+    type=click.IntRange(min=1),
+    help="Cached tokens at decode (the cache is filled by an unprofiled prefill of this length).",
 )
 @click.option("--steps", type=click.IntRange(min=1), default=16, show_default=True, help="Decode steps profiled.")
 @click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True, help=THREADS_HELP)
@@ -59,8 +73,9 @@ def profile(
     model: str,
     device: str,
     dtype: str,
-    batch: int,
+    batch: list[int],
     prompt: int,
+    context: int | None,
     steps: int,
     threads: int,
     weights: str | None,
@@ -83,13 +98,12 @@ def profile(
     \b
     Examples:
       rooftop profile                                   # small Llama on this CPU (≤ 60 s)
-      rooftop profile -m llama-3.2-1b --device cuda --dtype bf16 -b 16 -p 2048
+      rooftop profile -m llama-3.2-1b --device cuda --dtype bf16 -b 1,16 -p 512 -c 2048
       rooftop profile -m ./my-model                      # a folder with config.json
       rooftop profile -m ./my-model --weights ./my-model # real safetensors (MoE routing realistic)
       rooftop profile --json -o profile.json
     """
-    from rooftop.api.profile import ProfileRequest
-    from rooftop.api.profile import profile as run_profile
+    from rooftop.api.profile import ProfileRequest, profile_batches
     from rooftop.report.profile import render_profile
 
     console = Console(stderr=True)
@@ -97,8 +111,8 @@ def profile(
         model=model,
         device=device,
         dtype=dtype,
-        batch=batch,
         prompt=prompt,
+        context=context,
         decode_steps=steps,
         threads=threads,
         trace_path=Path(trace_path),
@@ -107,7 +121,7 @@ def profile(
         calibrate=not no_calibrate,
     )
     with console.status("profiling") as status:
-        run = run_profile(request, progress=lambda m: status.update(m))
+        run = profile_batches(request, batch, progress=lambda m: status.update(m))
     emit(run, as_json, output, render=render_profile)
     if str(run.identity.get("calibration", "")).startswith("interrupted"):
         click.echo("rooftop: interrupted during calibration: the profile is reported, no calibration stored", err=True)

@@ -107,7 +107,7 @@ def _ranged_cache(cache: Any) -> Any:
 class Stepper:
     """Runs prefill and decode steps of one batch, keeping the cache between steps."""
 
-    def __init__(self, built: BuiltModel, batch: int, prompt: int, seed: int = 0) -> None:
+    def __init__(self, built: BuiltModel, batch: int, prompt: int, seed: int = 0, context: int | None = None) -> None:
         import torch
 
         self.model = built.model
@@ -116,6 +116,12 @@ class Stepper:
         gen = torch.Generator().manual_seed(seed)
         vocab = int(self.model.config.vocab_size)
         self.prompt_ids = torch.randint(0, vocab, (batch, prompt), generator=gen).to(self.device)
+        # decode at a context other than the prompt: an unprofiled prefill of `context` tokens fills the cache
+        self.context_ids = (
+            torch.randint(0, vocab, (batch, context), generator=gen).to(self.device)
+            if context is not None and context != prompt
+            else None
+        )
         self.cache: Any = None
         self.next_ids: Any = None
 
@@ -133,6 +139,16 @@ class Stepper:
             out = self.model(input_ids=self.prompt_ids, use_cache=True, logits_to_keep=1, **{self.kwarg: self.cache})
             self.next_ids = out.logits[:, -1:].argmax(-1)
         self.sync()
+
+    def fill(self) -> None:
+        """Replace the cache by one of ``context`` tokens (no-op when decode runs at the prompt's length)."""
+        if self.context_ids is None:
+            return
+        ids, self.prompt_ids = self.prompt_ids, self.context_ids
+        try:
+            self.prefill()
+        finally:
+            self.prompt_ids = ids
 
     def decode(self) -> None:
         import torch
@@ -157,18 +173,25 @@ def run_profile(
     trace_path: Path,
     progress: Progress | None = None,
     check_flops: bool = True,
+    context: int | None = None,
 ) -> ProfileRun:
-    """Warm up, then profile one prefill and ``decode_steps`` decode steps; attribute the trace."""
+    """Warm up, then profile one prefill and ``decode_steps`` decode steps; attribute the trace.
+
+    Decode runs on the prefill's cache (context = prompt) or, with ``context``, on a cache of that
+    many tokens filled by an unprofiled prefill outside every step range.
+    """
     import torch
 
     say = progress or (lambda _m: None)
-    stepper = Stepper(built, batch, prompt)
+    stepper = Stepper(built, batch, prompt, context=context)
     run = ProfileRun(batch, prompt, decode_steps, [], str(trace_path))
     try:
         say("warm-up (cold prefill, then warm)")
         run.cold_step_s["prefill"] = _timed(stepper.prefill)
+        stepper.fill()
         run.cold_step_s["decode"] = _timed(stepper.decode)
         run.unprofiled_step_s["prefill"] = _timed(stepper.prefill)
+        stepper.fill()
         warm = [_timed(stepper.decode) for _ in range(3)]
         run.unprofiled_step_s["decode"] = sorted(warm)[1]
         if check_flops:
@@ -186,6 +209,9 @@ def run_profile(
             with torch.profiler.record_function(STEP + "prefill::0"):
                 stepper.prefill()
             done.add(("prefill", 0))
+            if context is not None and context != prompt:
+                say(f"filling the KV cache to {context} tokens (not profiled)")
+            stepper.fill()
             for i in range(decode_steps):
                 say(f"decode step {i + 1}/{decode_steps}")
                 with torch.profiler.record_function(f"{STEP}decode::{i}"):
@@ -220,6 +246,8 @@ def flop_counter_check(stepper: Stepper) -> dict[str, Any]:
         counter = FlopCounterMode(display=False)
         with counter:
             fn()
+        if phase == "prefill":
+            stepper.fill()  # outside the counter: decode is counted on the cache it is profiled on
         counts = counter.get_flop_counts().get("Global", {})
         out[phase] = {
             "matmul_flops": float(sum(v for k, v in counts.items() if str(k).split(".")[-1] in MATMUL_OPS)),
