@@ -156,4 +156,5 @@ def render_profile(run: Run, console: Console) -> None:
             console.print(findings_group(result.findings))
     trace = run.identity.get("trace")
     if trace:
-        console.print(f"torch trace: {escape(str(trace))} (open in https://ui.perfetto.dev)", style="dim")
+        names = ", ".join(str(t) for t in trace) if isinstance(trace, list) else str(trace)
+        console.print(f"torch trace: {escape(names)} (open in https://ui.perfetto.dev)", style="dim")
