@@ -79,7 +79,7 @@ def build_model(config: dict[str, Any], dtype: str, device: str, weights: str | 
         raise SpecError(f"transformers cannot build model_type {model_type!r}: {_first_line(exc)}") from exc
     except RuntimeError as exc:
         raise MeasurementError(f"building the model failed: {_first_line(exc)}") from exc
-    model.train(False)  # inference mode (same as .eval())
+    model.train(False)  # inference mode: no dropout, no autograd bookkeeping
     source = "random"
     if weights is not None:
         source = load_weights(model, Path(weights))
