@@ -141,25 +141,18 @@ def bench(
         reqs = prompts.synthetic(n_requests, prompts.parse_lengths(prompt_len, "prompt-len"), out_lengths, chat, seed)
     levels = [math.nan] if trace else _rates(rate, rates)
     kind = arrival or ("poisson" if burstiness == 1.0 else "gamma")
-    runs: list[dict[str, Any]] = []
-    results: list[Any] = []
-    records: list[tuple[float, Any]] = []
-    for level in levels:
-        offsets = (
-            arr.from_trace(trace)[:n_requests] if trace else arr.arrivals(n_requests, level, kind, burstiness, seed)
+
+    def schedule(level: float) -> Any:
+        if trace:
+            return arr.from_trace(trace)[:n_requests]
+        return arr.arrivals(n_requests, level, kind, burstiness, seed)
+
+    def one(level: float, offsets: Any, progress: Any) -> Any:
+        return bench_one(
+            target, reqs[: len(offsets)], offsets, slo, live, timeout, max_concurrency, progress, not no_scrape
         )
-        reqs_now = reqs[: len(offsets)]
-        summary, result, recs = _with_progress(
-            lambda cb, o=offsets, r=reqs_now: bench_one(
-                target, r, o, slo, live, timeout, max_concurrency, cb, not no_scrape
-            ),
-            len(offsets),
-            level,
-        )
-        summary = {"rate": None if math.isnan(level) else level, "burstiness": burstiness, "arrival": kind, **summary}
-        runs.append(summary)
-        results.append(result)
-        records.extend((level, r) for r in recs)
+
+    runs, results, records = _run_levels(levels, schedule, one, {"burstiness": burstiness, "arrival": kind})
     if csv_path:
         _write_csv(csv_path, records)
     if output:
@@ -172,6 +165,25 @@ def bench(
         runs[0] if len(runs) == 1 else {"runs": runs, "sweep": analyse([(s["rate"], s) for s in runs])}
     )
     click.echo(json.dumps(_strict(doc), indent=1, allow_nan=False) if as_json else _human(runs, doc))
+
+
+def _run_levels(
+    levels: list[float],
+    schedule: Any,
+    one: Any,
+    labels: dict[str, Any],
+) -> tuple[list[dict[str, Any]], list[Any], list[tuple[float, Any]]]:
+    """Run one open-loop level after another (with progress): summaries, results and per-request records."""
+    runs: list[dict[str, Any]] = []
+    results: list[Any] = []
+    records: list[tuple[float, Any]] = []
+    for level in levels:
+        offsets = schedule(level)
+        summary, result, recs = _with_progress(lambda cb, lv=level, o=offsets: one(lv, o, cb), len(offsets), level)
+        runs.append({"rate": None if math.isnan(level) else level, **labels, **summary})
+        results.append(result)
+        records.extend((level, r) for r in recs)
+    return runs, results, records
 
 
 def _strict(obj: Any) -> Any:
