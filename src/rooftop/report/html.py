@@ -121,24 +121,20 @@ def roofs_section(all_roofs: Sequence[Roofs]) -> str:
     """Every roof with its value, kind and source."""
     rows = []
     for roofs in all_roofs:
-        for c in roofs.compute:
+        entries = [
+            (f"compute {c.dtype}", si(c.flop_per_s, "FLOP/s"), c.flop_per_s, c.kind, c.source) for c in roofs.compute
+        ]
+        entries += [
+            (f"bandwidth {m.level}", si(m.bytes_per_s, "B/s"), m.bytes_per_s, m.kind, m.source) for m in roofs.memory
+        ]
+        for label, shown, value, kind, source in entries:
             rows.append(
                 "<tr>"
                 + _td(roofs.name, left=True)
-                + _td(f"compute {c.dtype}", left=True)
-                + _td(si(c.flop_per_s, "FLOP/s"), c.flop_per_s)
-                + _td(c.kind.value, left=True)
-                + _td(c.source, left=True, cls="src")
-                + "</tr>"
-            )
-        for m in roofs.memory:
-            rows.append(
-                "<tr>"
-                + _td(roofs.name, left=True)
-                + _td(f"bandwidth {m.level}", left=True)
-                + _td(si(m.bytes_per_s, "B/s"), m.bytes_per_s)
-                + _td(m.kind.value, left=True)
-                + _td(m.source, left=True, cls="src")
+                + _td(label, left=True)
+                + _td(shown, value)
+                + _td(kind.value, left=True)
+                + _td(source, left=True, cls="src")
                 + "</tr>"
             )
     return _table(["device", "roof", "value", "kind", "source"], rows, left=2, right_from=2, right_to=3)
