@@ -129,8 +129,24 @@ def test_batches_and_context(env):
     # -b 1,2: one profile per batch (one trace each); -c 40: decode on a 40-token cache filled by an
     # unprofiled prefill, so the analytic decode workload sits at context 40 (+ steps // 2 = 0 for one step)
     e, tmp = env
-    out = run_cli("profile", "-m", str(tmp / "tiny"), "-p", "16", "-c", "40", "-b", "1,2", "--steps", "1",
-                  "--no-calibrate", "--trace", str(tmp / "t.json.gz"), "--json", env=e)
+    out = run_cli(
+        "profile",
+        "-m",
+        str(tmp / "tiny"),
+        "-p",
+        "16",
+        "-c",
+        "40",
+        "-b",
+        "1,2",
+        "--steps",
+        "1",
+        "--no-calibrate",
+        "--trace",
+        str(tmp / "t.json.gz"),
+        "--json",
+        env=e,
+    )
     assert out.returncode == 0, out.stderr
     run = json.loads(out.stdout)
     shapes = [(r["workload"]["phase"], r["workload"]["batch"], r["workload"]["context"]) for r in run["results"]]
