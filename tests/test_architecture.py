@@ -20,6 +20,7 @@ LAYERS = {
     "core": 1,
     "models": 2,
     "hardware": 2,
+    "torchops": 2,
     "analytic": 3,
     "measure": 3,
     "ingest": 3,

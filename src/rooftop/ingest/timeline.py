@@ -22,9 +22,9 @@ import numpy as np
 
 from rooftop.ingest import intervals as iv
 from rooftop.ingest.join import Joined
-from rooftop.ingest.kernel_classes import classify, collective_of, is_communication
 from rooftop.ingest.kineto import KERNEL, MEMCPY, MEMSET, Trace
 from rooftop.ingest.mapping import load
+from rooftop.torchops.kernel_classes import classify, collective_of, is_communication
 from rooftop.units import MICRO
 
 GAP_REPORT_US = 10.0  # gaps longer than this are counted (HTA's default threshold)
