@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rooftop.dtypes import DTYPES
-from rooftop.torchops.dtype_names import _table, kineto_type, tensor_list_bytes
+from rooftop.torchops.dtype_names import _table, kineto_type, scalar_type, tensor_list_bytes
 
 
 @pytest.mark.parametrize(
@@ -23,8 +23,19 @@ def test_not_a_counted_tensor(name: object) -> None:
     assert kineto_type(name) is None
 
 
+@pytest.mark.parametrize(
+    "name, dtype, size",
+    [("Float", "fp32", 4), ("BFloat16", "bf16", 2), ("half", "fp16", 2), ("Byte", "uint8", 1), ("Long", "int64", 8)],
+)
+def test_scalar_type_names_of_collectives(name: str, dtype: str, size: int) -> None:
+    kt = scalar_type(name)  # c10::ScalarType names, as in a NCCL kernel's "dtype" arg; any case
+    assert kt is not None and kt.dtype == dtype and kt.bytes == size
+    assert scalar_type("ComplexFloat") is None and scalar_type(None) is None
+
+
 def test_bytes_agree_with_the_dtype_table() -> None:
-    for name, kt in _table().items():
-        if kt.dtype in DTYPES:
-            assert kt.bytes == DTYPES[kt.dtype].bytes, name
+    for section in ("types", "scalar_types"):
+        for name, kt in _table(section).items():
+            if kt.dtype in DTYPES:
+                assert kt.bytes == DTYPES[kt.dtype].bytes, name
     assert tensor_list_bytes() == 4.0  # Kineto records no element type for a TensorList

@@ -1,7 +1,9 @@
-"""Kineto ``Input type`` names ("float", "c10::BFloat16", "long int") -> rooftop dtype and bytes.
+"""Torch's dtype names in a trace -> rooftop dtype and bytes per element.
 
-The table is data (``mappings/dtypes_v1.toml``); names it lacks (``Scalar``, ``""`` for None,
-complex types) are not tensors rooftop counts bytes for.
+Two spellings, one data file (``mappings/dtypes_v1.toml``): an op's ``Input type`` entries
+("float", "c10::BFloat16", "long int") and the c10 ScalarType names of a collective's ``dtype``
+arg ("Float", "BFloat16", "Long"). Names the table lacks (``Scalar``, ``""`` for None, complex
+types) are not tensors rooftop counts bytes for.
 """
 
 from __future__ import annotations
@@ -23,13 +25,23 @@ class KinetoType:
 
 
 @cache
-def _table() -> dict[str, KinetoType]:
-    return {name: KinetoType(e["dtype"], float(e["bytes"])) for name, e in load("dtypes_v1")["types"].items()}
+def _table(section: str = "types") -> dict[str, KinetoType]:
+    return {name: KinetoType(e["dtype"], float(e["bytes"])) for name, e in load("dtypes_v1")[section].items()}
+
+
+@cache
+def _scalar_types() -> dict[str, KinetoType]:
+    return {name.lower(): kt for name, kt in _table("scalar_types").items()}
 
 
 def kineto_type(type_name: object) -> KinetoType | None:
     """The dtype of a Kineto ``Input type`` entry; None when it is not a known tensor type."""
     return _table().get(type_name) if isinstance(type_name, str) else None
+
+
+def scalar_type(name: object) -> KinetoType | None:
+    """The dtype of a c10 ScalarType name ("Float", "BFloat16"; any case); None when unknown."""
+    return _scalar_types().get(name.lower()) if isinstance(name, str) else None
 
 
 def tensor_list_bytes() -> float:
