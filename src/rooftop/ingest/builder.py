@@ -265,6 +265,7 @@ class Builder:
     def finish(self, path: str, meta: dict[str, Any]) -> Trace:
         """The Trace of everything added."""
         g, l, c = self.g, self.l, self.c
+        shapes = (self.shape_list, self.concrete_list)  # CpuTable.shapes and .concrete
         return Trace(
             path=path,
             names=list(self.names),
@@ -282,14 +283,7 @@ class Builder:
                 _f(l["ts"]), _f(l["dur"]), _i(l["corr"]), _i(l["ext"]), _i(l["thread"]), _i(l["name"])
             ),
             cpu=CpuTable(
-                _f(c["ts"]),
-                _f(c["dur"]),
-                _i(c["thread"]),
-                _i(c["ext"]),
-                _i(c["name"]),
-                _i(c["shape"]),
-                self.shape_list,
-                self.concrete_list,
+                _f(c["ts"]), _f(c["dur"]), _i(c["thread"]), _i(c["ext"]), _i(c["name"]), _i(c["shape"]), *shapes
             ),
             steps=sorted(self.steps, key=lambda s: s[1]),
             comm_args=self.comm,
