@@ -12,7 +12,7 @@ pytest.importorskip("plotly")
 from rooftop.core.artifact import Run
 from rooftop.core.findings import Finding, Remedy
 from rooftop.report.html import render_html
-from tests.unit.report.runs import decode_run
+from tests.report.runs import decode_run
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 

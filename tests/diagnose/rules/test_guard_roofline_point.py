@@ -1,5 +1,5 @@
 from rooftop.diagnose.rules.guard_roofline_point import guard_roofline_point
-from tests.unit.diagnose.rules.conftest import make_totals
+from tests.diagnose.rules.conftest import make_totals
 
 
 def test_large_decode_batch_fires_with_its_tpot(evidence):

@@ -8,7 +8,7 @@ import pytest
 
 from rooftop.core.roofs import RoofKind
 from rooftop.report.chart import ROOF_DASH, build_chart
-from tests.unit.report.runs import H100, decode_run
+from tests.report.runs import H100, decode_run
 
 
 def test_every_op_of_both_workloads_is_a_point() -> None:

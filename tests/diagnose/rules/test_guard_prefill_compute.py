@@ -1,5 +1,5 @@
 from rooftop.diagnose.rules.guard_prefill_compute import guard_prefill_compute
-from tests.unit.diagnose.rules.conftest import make_point, make_totals
+from tests.diagnose.rules.conftest import make_point, make_totals
 
 PREFILL = make_totals(phase="prefill")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_cli
-from tests.unit.report.browser import chromium, console_errors
+from tests.report.browser import chromium, console_errors
 
 pytestmark = pytest.mark.slow
 

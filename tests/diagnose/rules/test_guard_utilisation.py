@@ -1,5 +1,5 @@
 from rooftop.diagnose.rules.guard_utilisation import guard_utilisation
-from tests.unit.diagnose.rules.conftest import make_totals
+from tests.diagnose.rules.conftest import make_totals
 
 
 def test_busy_memory_bound_step_fires(evidence):

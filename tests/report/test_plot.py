@@ -12,7 +12,7 @@ pytest.importorskip("matplotlib")
 
 from rooftop.errors import ReportError
 from rooftop.report.plot import DPI, SIZE_IN, roofline_figure, save_plot
-from tests.unit.report.runs import decode_run
+from tests.report.runs import decode_run
 
 
 def test_png_reads_back_at_the_expected_size(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -43,7 +43,7 @@ def test_figure_is_returned_not_shown() -> None:
 
 def test_plotting_never_imports_pyplot() -> None:
     code = (
-        "import sys; from rooftop.report.plot import roofline_figure; from tests.unit.report.runs import decode_run;"
+        "import sys; from rooftop.report.plot import roofline_figure; from tests.report.runs import decode_run;"
         "roofline_figure([decode_run()]); print('matplotlib.pyplot' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -9,7 +9,7 @@ from rooftop.core.workload import Workload
 from rooftop.diagnose.sweep import SLO
 from rooftop.models.presets import load_preset
 from rooftop.report.sweep_table import MAX_ROWS, cells_table, render_sweep_run, sweep_rows
-from tests.unit.report.runs import H100
+from tests.report.runs import H100
 
 
 def _run(batches: list[int], contexts: list[int]):  # type: ignore[no-untyped-def]

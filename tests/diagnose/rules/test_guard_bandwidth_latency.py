@@ -1,6 +1,6 @@
 from rooftop.core.points import Source
 from rooftop.diagnose.rules.guard_bandwidth_latency import guard_bandwidth_latency
-from tests.unit.diagnose.rules.conftest import make_point
+from tests.diagnose.rules.conftest import make_point
 
 # analytic points summing to 4 ms of roofline time (measured points are not counted)
 ANALYTIC = [make_point("q_proj", 1e-3, Source.ANALYTIC), make_point("lm_head", 3e-3, Source.ANALYTIC)]

@@ -2,7 +2,7 @@ import pytest
 
 from rooftop.core.points import Phase
 from rooftop.diagnose.rules.guard_int4 import guard_int4
-from tests.unit.diagnose.rules.conftest import make_totals
+from tests.diagnose.rules.conftest import make_totals
 
 
 def test_int4_weights_are_not_4x_faster(evidence):

@@ -12,7 +12,7 @@ from rooftop.diagnose.sweep import SLO
 from rooftop.models.presets import load_preset
 from rooftop.report.chart import build_chart
 from rooftop.report.interactive import bound_heatmap, roofline_plotly, throughput_vs_tpot
-from tests.unit.report.runs import H100, decode_run
+from tests.report.runs import H100, decode_run
 
 
 def test_roofline_traces_and_hover() -> None:
