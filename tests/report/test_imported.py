@@ -12,7 +12,7 @@ from rooftop.api.ingest import import_path
 from rooftop.core.artifact import Run
 from rooftop.hardware.catalog import get_roofs
 from rooftop.report.imported import breakdown_table, points_table, render_import, steps_table, timeline_table
-from tests.conftest import fixture_path
+from tests.conftest import data_path
 from tests.ingest.conftest import kernel, launch
 
 
@@ -29,7 +29,7 @@ def _render(run: Run, top: int = 15) -> str:
 
 
 def test_timeline_table_figures() -> None:
-    run = import_path(fixture_path("hta-traces", "sampled_rank-0.json.gz"))
+    run = import_path(data_path("hta-traces", "sampled_rank-0.json.gz"))
     text = _text(timeline_table(run.results[0].extra["timeline"]))
     # README: span 1,222,818 µs, busy 547,303 µs, idle 675,515 µs (55.24 %); largest gap 58,862 µs at
     # ts=1682725899072204; 705 gaps > 10 µs; 10 NCCL kernels; every kernel has its launch call
@@ -39,14 +39,14 @@ def test_timeline_table_figures() -> None:
 
 
 def test_steps_table_marks_the_last_step() -> None:
-    run = import_path(fixture_path("hta-traces", "nccl_data.json.gz"))
+    run = import_path(data_path("hta-traces", "nccl_data.json.gz"))
     rows = [line for line in _text(steps_table(run.results[0].extra["steps"])).splitlines() if "ProfilerStep" in line]
     assert [row.split()[0] for row in rows] == ["ProfilerStep#4", "ProfilerStep#5", "ProfilerStep#6"]
     assert rows[-1].split()[1] == "(last)" and "(last)" not in rows[0] + rows[1]
 
 
 def test_points_table_top_and_shares() -> None:
-    run = import_path(fixture_path("hta-traces", "sampled_rank-0.json.gz"), get_roofs("a100-80gb-sxm"))
+    run = import_path(data_path("hta-traces", "sampled_rank-0.json.gz"), get_roofs("a100-80gb-sxm"))
     result = run.results[0]
     text = _text(points_table(result, run.roofs, top=4))
     assert f"top 4 of {len(result.points)} points by time" in text
@@ -59,7 +59,7 @@ def test_points_table_top_and_shares() -> None:
 
 
 def test_nsys_breakdown_table() -> None:
-    run = import_path(fixture_path("nsys-csv-llm-perf-opt", "decode_cuda_gpu_kern_sum.csv"))
+    run = import_path(data_path("nsys-csv-llm-perf-opt", "decode_cuda_gpu_kern_sum.csv"))
     breakdown = run.results[0].extra["breakdown"]
     text = _text(breakdown_table(breakdown))
     assert f"{breakdown['kernel_names']} kernel names" in text
@@ -81,7 +81,7 @@ def test_render_escapes_names_and_lists_skipped_files(tmp_path: Path) -> None:
 
 def test_render_run_of_ranks(tmp_path: Path) -> None:
     for name in ("sampled_rank-0.json.gz", "triton_example.json.gz"):
-        shutil.copy(fixture_path("hta-traces", name), tmp_path / name)
+        shutil.copy(data_path("hta-traces", name), tmp_path / name)
     text = _render(import_path(tmp_path, get_roofs("a100-80gb-sxm")), top=2)
     assert "rank 0" in text and "triton_example.json.gz" in text
     assert text.count("top 2 of") == 1 and "top 1 of 1 points" in text  # triton_example has a single point
