@@ -95,6 +95,8 @@ def _files(path: Path) -> tuple[list[tuple[Path, str]], dict[str, str]]:
         raise TraceFormatError(f"{path}: no such file or folder")
     if path.is_file():
         return [(path, detect(path))], {}
+    if not path.is_dir():
+        raise TraceFormatError(f"{path}: not a regular file or a folder")
     found, skipped = [], {}
     for child in sorted(p for p in path.iterdir() if p.is_file()):
         try:

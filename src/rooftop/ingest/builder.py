@@ -34,6 +34,38 @@ _NUMBER = (int, float)
 _ID = (int, str)
 _BIG = 2**63  # integers beyond int64 (ids) or so large that float() would lose them are not times
 _COMM_KEYS = ("collective", "in_nelems", "out_nelems", "group_size", "comm_dtype")
+MALFORMED = -2  # shape_id of an op whose Input Dims/Input type/Concrete Inputs are not shapes
+MALFORMED_SHAPE = "cpu op with malformed Input Dims/Input type/Concrete Inputs (FLOPs not counted)"
+_MAX_DIM = 2**48  # elements along one axis; a larger (or 400-digit) dimension is not a tensor's
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _dim_list(value: Any, depth: int) -> bool:
+    """A tensor's sizes (ints in [0, 2**48]), or a TensorList of them (depth 2)."""
+    if type(value) is not list:
+        return False
+    for d in value:
+        if type(d) is int:
+            if not 0 <= d <= _MAX_DIM:
+                return False
+        elif depth == 0 or not _dim_list(d, depth - 1):
+            return False
+    return True
+
+
+def _flat(value: Any) -> bool:
+    """None, or a list of scalars and lists of scalars (Input type, Concrete Inputs)."""
+    if value is None:
+        return True
+    if type(value) is not list:
+        return False
+    return all(type(v) in _SCALARS or (type(v) is list and all(type(x) in _SCALARS for x in v)) for v in value)
+
+
+def shape_ok(dims: Any, types: Any, concrete: Any) -> bool:
+    """Whether an op's recorded shapes can be costed: bounded sizes, type names as strings, depth <= 3."""
+    names_ok = types is None or (type(types) is list and all(type(t) is str or t is None for t in types))
+    return names_ok and _dim_list(dims, 2) and _flat(concrete)
 
 
 class Builder:
@@ -99,7 +131,7 @@ class Builder:
         if type(ts) not in _NUMBER or type(dur) not in _NUMBER:
             self.skipped[f"{cat} event without numeric ts/dur"] += 1
             return None
-        if (type(ts) is int and not -_BIG < ts < _BIG) or (type(dur) is int and dur >= _BIG):
+        if not (-_BIG < ts < _BIG and dur < _BIG):  # NaN, inf (JSON 1e400) and int64 overflow alike
             self.skipped[f"{cat} event with an out-of-range ts/dur"] += 1
             return None
         if dur < 0:
@@ -155,11 +187,14 @@ class Builder:
         c["name"].append(self.name_id(name))
         sid = -1
         if dims is not None and type(name) is str and name in self.shape_ops:
-            sid = self.shape_id(dims, types, concrete)
+            sid = max(self.shape_id(dims, types, concrete), -1)
         c["shape"].append(sid)
 
     def shape_id(self, dims: Any, types: Any, concrete: Any = None) -> int:
         """Interned (Input Dims, Input type, Concrete Inputs): memory grows with distinct shapes, not with ops."""
+        if not shape_ok(dims, types, concrete):
+            self.skipped[MALFORMED_SHAPE] += 1
+            return MALFORMED
         key = repr((dims, types, concrete))
         sid = self.shapes.get(key, -1)
         if sid < 0:

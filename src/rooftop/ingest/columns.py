@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from rooftop.ingest.builder import Builder
+from rooftop.ingest.builder import MALFORMED, MALFORMED_SHAPE, Builder
 from rooftop.ingest.tables import CPU_OP, LAUNCH, MEMSET
 
 _NUMBER = (int, float)
@@ -192,7 +192,9 @@ def _shapes(b: Builder, args: list[Any], cpu: Array, names: list[Any], kit: Any)
             decoded = [None if x is unset else kit.decode_raw(x) for x in (types, concrete)]
             found = -1 if dims is None else b.shape_id(dims, *decoded)
             seen[key] = found
-        sid[j] = found
+        elif found == MALFORMED:  # counted per op, as Builder.cpu_row counts it
+            b.skipped[MALFORMED_SHAPE] += 1
+        sid[j] = max(found, -1)
     return sid
 
 

@@ -25,11 +25,13 @@ from functools import cache
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
+from rooftop.core.safejson import check_json_bytes
+from rooftop.errors import TraceFormatError
 from rooftop.ingest.mapping import load
 
 SMALL_BYTES = 1 << 20  # decompressed text decoded whole with the json module
 BLOCK_BYTES = 1 << 20  # decompressed text decoded per chunk
-MAX_PENDING_BYTES = 64 << 20  # no decodable cut within this much text: not a trace this reader vouches for
+MAX_PENDING_BYTES = 16 << 20  # no decodable cut within this much text: not a trace this reader vouches for
 _WS = b" \t\r\n"
 _SURROGATE = re.compile(rb"\\[uU][dD][89a-fA-F]")
 _MAX_TAIL_TRIES = 64
@@ -37,6 +39,10 @@ _MAX_TAIL_TRIES = 64
 
 class NotFast(Exception):
     """Raised when a file is left to the ijson reader (which gives the exact error or skip reasons)."""
+
+
+class Unbounded(Exception):
+    """Raised when no event ends within ``MAX_PENDING_BYTES`` of text: no reader should go on."""
 
 
 def text_size(path: Path, gzipped: bool) -> int:
@@ -53,7 +59,9 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def read_small(open_fn: Callable[[], IO[bytes]], is_object: bool) -> tuple[dict[str, Any], list[Any]] | None:
+def read_small(
+    open_fn: Callable[[], IO[bytes]], is_object: bool, where: str = "trace"
+) -> tuple[dict[str, Any], list[Any]] | None:
     """(header keys before ``traceEvents``, events) of a small trace decoded whole; else NotFast.
 
     None when the text turns out larger than 2 x SMALL_BYTES (a gzip trailer records the size
@@ -67,6 +75,7 @@ def read_small(open_fn: Callable[[], IO[bytes]], is_object: bool) -> tuple[dict[
             raw = f.read(2 * SMALL_BYTES + 1)
             if len(raw) > 2 * SMALL_BYTES:
                 return None
+        check_json_bytes(raw, where, TraceFormatError)
         doc = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
     except (EOFError, OSError, zlib.error, ValueError) as exc:  # UnicodeDecodeError, JSONDecodeError
         raise NotFast(str(exc)) from exc
@@ -140,7 +149,7 @@ def _errors() -> tuple[type[BaseException], ...]:
 
     import msgspec
 
-    return (msgspec.DecodeError, EOFError, OSError, zlib.error, UnicodeDecodeError, ValueError)
+    return (msgspec.DecodeError, EOFError, OSError, zlib.error, UnicodeDecodeError, ValueError, RecursionError)
 
 
 class Reader:
@@ -188,7 +197,10 @@ class Reader:
 
     def _check_pending(self, buf: bytes) -> None:
         if len(buf) > MAX_PENDING_BYTES:
-            raise NotFast("no event boundary")
+            raise Unbounded(
+                f"no event ends within {MAX_PENDING_BYTES >> 20} MiB of text "
+                "(an event or string larger than any profiler writes)"
+            )
 
     def _start(self, f: IO[bytes]) -> bytes:
         """Read up to the first event; sets ``meta`` (top-level keys before ``traceEvents``)."""

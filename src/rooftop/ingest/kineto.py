@@ -41,10 +41,54 @@ def magic_gzip(path: Path) -> bool:
         raise TraceFormatError(f"{path}: cannot read: {exc.strerror or exc}") from exc
 
 
+MAX_GZIP_RATIO = 64  # real traces compress 7-20x; a gzip that inflates further is a bomb
+MAX_GZIP_EXTRA = 64 << 20  # ... unless its text is small anyway
+MAX_RUN_BYTES = fastjson.MAX_PENDING_BYTES  # text without a '"': every event has quoted keys
+
+
+class _Bounded:
+    """A trace's text, refused once it inflates past ``limit`` bytes or runs ``MAX_RUN_BYTES`` without a quote.
+
+    Both readers stop there within a second, instead of inflating a gzip bomb or building a
+    1 GiB string (the ijson reader builds long strings in quadratic time).
+    """
+
+    def __init__(self, path: Path, gzipped: bool) -> None:
+        self.path = path
+        self.limit = MAX_GZIP_EXTRA + MAX_GZIP_RATIO * path.stat().st_size if gzipped else -1
+        self.total = self.run = 0
+        self.f: IO[bytes] = cast(IO[bytes], gzip.open(path, "rb")) if gzipped else path.open("rb")
+
+    def read(self, n: int = -1) -> bytes:
+        data = self.f.read(n if n >= 0 or self.limit < 0 else self.limit + 1 - self.total)
+        self.total += len(data)
+        if 0 <= self.limit < self.total:
+            raise TraceFormatError(
+                f"{self.path}: inflates past {self.limit:,} bytes ({MAX_GZIP_RATIO}x its size): "
+                "not a trace a profiler wrote (a gzip bomb?)"
+            )
+        quote = data.rfind(b'"')
+        self.run = self.run + len(data) if quote < 0 else len(data) - quote - 1
+        if self.run > MAX_RUN_BYTES:
+            raise TraceFormatError(
+                f"{self.path}: {MAX_RUN_BYTES >> 20} MiB of text without a quote "
+                "(a string or value larger than any profiler writes)"
+            )
+        return data
+
+    def __enter__(self) -> _Bounded:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.f.close()
+
+    def close(self) -> None:
+        self.f.close()
+
+
 def _opener(path: Path) -> Callable[[], IO[bytes]]:
-    if magic_gzip(path):
-        return lambda: cast(IO[bytes], gzip.open(path, "rb"))
-    return lambda: path.open("rb")
+    gzipped = magic_gzip(path)
+    return lambda: cast(IO[bytes], _Bounded(path, gzipped))
 
 
 def _first_byte(open_fn: Callable[[], IO[bytes]]) -> bytes:
@@ -53,7 +97,14 @@ def _first_byte(open_fn: Callable[[], IO[bytes]]) -> bytes:
     return head[:1]
 
 
-_READ_ERRORS: tuple[type[BaseException], ...] = (EOFError, OSError, zlib.error, UnicodeDecodeError, ValueError)
+_READ_ERRORS: tuple[type[BaseException], ...] = (
+    EOFError,
+    OSError,
+    zlib.error,
+    UnicodeDecodeError,
+    ValueError,
+    RecursionError,  # a decoder or a caller recursing into JSON nested thousands deep
+)
 
 
 def _json_errors() -> tuple[type[BaseException], ...]:
@@ -131,7 +182,7 @@ def _read_fast(p: Path, builder: Builder, progress: Callable[[int], None] | None
     if first not in (b"{", b"["):
         raise fastjson.NotFast("not JSON")
     small = (
-        fastjson.read_small(open_fn, first == b"{")
+        fastjson.read_small(open_fn, first == b"{", str(p))
         if fastjson.text_size(p, magic_gzip(p)) <= fastjson.SMALL_BYTES
         else None
     )
@@ -141,10 +192,13 @@ def _read_fast(p: Path, builder: Builder, progress: Callable[[int], None] | None
         return small[0]
     reader = fastjson.Reader(open_fn, first == b"{")
     kit = fastjson.kit()
-    for events in reader.chunks():
-        columns.add_chunk(builder, events, kit)
-        if progress is not None:
-            progress(builder.events)
+    try:
+        for events in reader.chunks():
+            columns.add_chunk(builder, events, kit)
+            if progress is not None:
+                progress(builder.events)
+    except fastjson.Unbounded as exc:
+        raise TraceFormatError(f"{p}: {exc}") from exc
     return reader.meta
 
 

@@ -15,6 +15,7 @@ The SpeedOfLight roofline section, when exported, gives theoretical roofs (per-c
 from __future__ import annotations
 
 import csv
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,12 +58,24 @@ def _lines(path: Path) -> list[str]:
         raise TraceFormatError(f"{path}: not a text CSV ({exc.reason} at byte {exc.start})") from exc
 
 
+def csv_rows(path: Path, lines: list[str]) -> list[list[str]]:
+    """CSV rows of ``lines``; a malformed CSV (a field over the csv module's limit...) raises TraceFormatError."""
+    reader = csv.reader(lines)
+    try:
+        return list(reader)
+    except csv.Error as exc:
+        raise TraceFormatError(f"{path}: malformed CSV at line {reader.line_num}: {exc}") from exc
+
+
 def header_index(lines: list[str]) -> int:
     """Index of the ncu CSV header line (first cell ``ID`` and a ``Kernel Name`` column), -1 if none."""
     for i, line in enumerate(lines):
         stripped = line.lstrip("\ufeff").strip()
         if stripped.startswith(('"ID"', "ID,")):
-            cells = next(csv.reader([stripped]))
+            try:
+                cells = next(csv.reader([stripped]))
+            except csv.Error:
+                continue
             if cells and cells[0] == ID and KERNEL in cells:
                 return i
     return -1
@@ -75,7 +88,10 @@ def value(text: str, unit: str, units: dict[str, float]) -> float | None:
         return None
     if unit not in units:
         raise ValueError(f"unknown unit {unit!r}")
-    return float(raw) * float(units[unit])
+    number = float(raw) * float(units[unit])
+    if not 0.0 <= number < math.inf:  # counters, bytes and times: NaN, inf and negatives are not measurements
+        raise ValueError(f"{text.strip()[:40]!r} is not a finite non-negative value")
+    return number
 
 
 def read_ncu(path: str | Path) -> NcuFile:
@@ -85,7 +101,7 @@ def read_ncu(path: str | Path) -> NcuFile:
     start = header_index(lines)
     if start < 0:
         raise TraceFormatError(f'{p}: no Nsight Compute header ("ID",...,"Kernel Name",...) found')
-    rows = [r for r in csv.reader(lines[start:]) if any(c.strip() for c in r)]
+    rows = [r for r in csv_rows(p, lines[start:]) if any(c.strip() for c in r)]
     header = rows[0]
     units: dict[str, float] = load("ncu_v1")["units"]
     out = NcuFile(str(p), [], {}, {})

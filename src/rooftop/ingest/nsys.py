@@ -8,24 +8,27 @@ Header names and time units are data (``mappings/nsys_v1.toml``).
 
 from __future__ import annotations
 
-import csv
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+import msgspec
 
 from rooftop.core.points import Phase, RooflinePoint, Source
 from rooftop.errors import TraceFormatError
 from rooftop.ingest.mapping import load
+from rooftop.ingest.ncu import csv_rows
 from rooftop.torchops.kernel_classes import classify, short_kernel
 
+MAX_TOTAL_S = 1e9  # about 32 years of kernel time: beyond it a cell is not a measurement
+MAX_INSTANCES = 2**53
 
-@dataclass(frozen=True)
-class KernelSummary:
-    """One row: kernel name, total seconds, instances."""
+
+class KernelSummary(msgspec.Struct, frozen=True):
+    """One row: kernel name, total seconds (finite, >= 0), instances (an integer, >= 0)."""
 
     name: str
-    total_s: float
-    instances: int
+    total_s: Annotated[float, msgspec.Meta(ge=0.0, le=MAX_TOTAL_S)]
+    instances: Annotated[int, msgspec.Meta(ge=0, le=MAX_INSTANCES)]
 
 
 def _column(header: list[str], choices: list[str]) -> tuple[int, str]:
@@ -54,7 +57,7 @@ def read_nsys(path: str | Path) -> tuple[list[KernelSummary], dict[str, int]]:
     start = next((i for i, line in enumerate(lines) if any(c in line for c in cols["total_time"])), -1)
     if start < 0:
         raise TraceFormatError(f"{p}: not an nsys kernel summary (no 'Total Time' column)")
-    rows = list(csv.reader(lines[start:]))
+    rows = csv_rows(p, lines[start:])
     header = rows[0]
     try:
         i_time, time_col = _column(header, cols["total_time"])
@@ -69,17 +72,17 @@ def read_nsys(path: str | Path) -> tuple[list[KernelSummary], dict[str, int]]:
         if not any(c.strip() for c in row):
             continue
         try:
-            total = float(row[i_time].replace(",", "")) * scale
-            count = int(float(row[i_n].replace(",", "")))
-            name = row[i_name]
+            cells = {"total_s": float(row[i_time].replace(",", "")) * scale, "name": row[i_name]}
+            count = float(row[i_n].replace(",", ""))
+            cells["instances"] = int(count) if count.is_integer() and abs(count) <= MAX_INSTANCES else count
+            out.append(msgspec.convert(cells, KernelSummary))
+        except msgspec.ValidationError as exc:  # negative, NaN, inf, fractional instances
+            what, _, where = str(exc).partition(" - at `$.")
+            reason = f"out-of-range {where.rstrip('`')} ({what[0].lower()}{what[1:]})"
+            skipped[reason] = skipped.get(reason, 0) + 1
         except (IndexError, ValueError):
             reason = "row without numeric total time / instances"
             skipped[reason] = skipped.get(reason, 0) + 1
-            continue
-        if total < 0 or count < 0:
-            skipped["negative time or instances"] = skipped.get("negative time or instances", 0) + 1
-            continue
-        out.append(KernelSummary(name, total, count))
     if not out:
         raise TraceFormatError(f"{p}: nsys kernel summary without any kernel row")
     return out, skipped

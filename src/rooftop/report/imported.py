@@ -42,7 +42,7 @@ def points_table(result: Result, roofs: Roofs, top: int = TOP) -> Table:
             escape(p.label[:80]),
             str(p.count),
             seconds(p.time_s or float("nan")),
-            f"{(p.time_s or 0.0) / total:.1%}" if p.level in ("hbm", "pcie") else "",
+            f"{(p.time_s or 0.0) / total:.1%}" if p.level in ("hbm", "pcie") and total == total else "",
             si(p.flops, "") if p.flops else "",
             si(p.bytes, "B") if p.bytes else "",
             p.level,

@@ -1,0 +1,158 @@
+"""Issue 11: hostile traces and CSVs end in one TraceFormatError line or a counted skip, never a traceback."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rooftop.api.ingest import import_path
+from rooftop.core.artifact import Result
+from rooftop.core.points import Phase, RooflinePoint, Source
+from rooftop.errors import TraceFormatError
+from rooftop.ingest.builder import MALFORMED_SHAPE
+from rooftop.ingest.kineto import read_trace
+from rooftop.ingest.ncu import read_ncu
+from rooftop.ingest.nsys import read_nsys
+from rooftop.report.imported import points_table
+from tests.conftest import data_path, run_cli
+from tests.ingest.conftest import cpu_op, kernel, launch
+
+
+def _mm_trace(path: Path, dims: Any, types: Any) -> Path:
+    events = [kernel(0, 10, 1, name="sgemm"), launch(0, 1, 1, ext=5), cpu_op(0, 5, "aten::mm", ext=5)]
+    events[2]["args"].update({"Input Dims": dims, "Input type": types})
+    path.write_text(json.dumps({"traceEvents": events}))
+    return path
+
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize(
+    ("dims", "types"),
+    [
+        ([[2, 3], [3, 4]], [["float"], "float"]),  # "unhashable type: 'list'" before
+        ([[int("9" * 400), 3], [3, 4]], ["float", "float"]),  # OverflowError before
+        ([[2, -3], [3, 4]], ["float", "float"]),  # a negative size
+    ],
+)
+def test_malformed_shapes_are_a_counted_skip(tmp_path: Path, fast: bool, dims: Any, types: Any) -> None:
+    path = _mm_trace(tmp_path / "t.json", dims, types)
+    if not fast and dims[0][0] > 2**64:  # the ijson reader refuses the whole file, in one line
+        with pytest.raises(TraceFormatError, match="integer overflow"):
+            read_trace(path, fast=fast)
+        return
+    trace = read_trace(path, fast=fast)
+    assert trace.skipped == {MALFORMED_SHAPE: 1}
+    run = import_path(tmp_path / "t.json")
+    (point,) = run.results[0].points
+    assert point.flops == 0 and point.time_s == pytest.approx(10e-6)  # the kernel is kept, timed, not costed
+
+
+def test_dur_1e400_is_out_of_range_not_inf(tmp_path: Path) -> None:
+    # "idle nan % of the inf s span" before: 1e400 decodes to inf
+    text = json.dumps({"traceEvents": [kernel(0, 10, 1), kernel(20, 5, 2)]}).replace('"dur": 5', '"dur": 1e400')
+    (tmp_path / "t.json").write_text(text)
+    assert read_trace(tmp_path / "t.json").skipped == {"kernel event with an out-of-range ts/dur": 1}
+    with pytest.raises(TraceFormatError, match="numeric .floating point. overflow"):  # ijson: one line
+        read_trace(tmp_path / "t.json", fast=False)
+    tl = import_path(tmp_path / "t.json").results[0].extra["timeline"]
+    assert tl["span_s"] == pytest.approx(10e-6) and tl["idle_share"] == 0.0  # one kernel [0, 10) µs
+
+
+def test_import_dev_null_is_one_line() -> None:
+    with pytest.raises(TraceFormatError, match="not a regular file or a folder"):
+        import_path("/dev/null")
+    proc = run_cli("import", "/dev/null")
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+
+
+def test_csv_field_over_the_csv_limit(tmp_path: Path) -> None:
+    nsys = data_path("nsys-csv-llm-perf-opt", "decode_cuda_gpu_kern_sum.csv").read_text().splitlines()
+    nsys[1] = nsys[1] + ',"' + "x" * 200_000 + '"'
+    (tmp_path / "n.csv").write_text("\n".join(nsys))
+    with pytest.raises(TraceFormatError, match=r"n.csv: malformed CSV at line 2: field larger than field limit"):
+        read_nsys(tmp_path / "n.csv")
+    ncu = data_path("ncu-csv-llm-perf-opt", "kernel_0001.ncu.metrics.csv").read_text().splitlines()
+    ncu[7] = ncu[7] + '"' + "x" * 200_000 + '"'
+    (tmp_path / "k.csv").write_text("\n".join(ncu))
+    with pytest.raises(TraceFormatError, match=r"k.csv: malformed CSV at line \d+: field larger"):
+        read_ncu(tmp_path / "k.csv")
+
+
+def test_nsys_inf_nan_negative_cells_are_skipped(tmp_path: Path) -> None:
+    lines = data_path("nsys-csv-llm-perf-opt", "decode_cuda_gpu_kern_sum.csv").read_text().splitlines()
+    lines[1] = lines[1].replace(",16448,", ",inf,")  # OverflowError before
+    lines[2] = lines[2].replace(",26427871,", ",nan,")
+    lines[3] = lines[3].replace(",10662464,", ",-5,")
+    lines[4] = lines[4].replace(",6592,", ",2.5,")
+    (tmp_path / "n.csv").write_text("\n".join(lines))
+    rows, skipped = read_nsys(tmp_path / "n.csv")
+    assert skipped == {
+        "out-of-range instances (expected `int`, got `float`)": 2,
+        "out-of-range total_s (expected `float` >= 0.0)": 2,  # NaN fails >= 0 like -5 does
+    }
+    assert len(rows) == len(lines) - 1 - 4 and all(r.total_s >= 0 and r.instances >= 0 for r in rows)
+
+
+def test_ncu_negative_and_nonfinite_durations_are_skipped(tmp_path: Path) -> None:
+    lines = data_path("ncu-csv-llm-perf-opt", "kernel_0001.ncu.metrics.csv").read_text().splitlines()
+    row = next(i for i, line in enumerate(lines) if '"gpu__time_duration.sum","us","6.75"' in line)
+    lines[row] = lines[row].replace('"us","6.75"', '"us","-20"')  # "-20 GB/s" before
+    (tmp_path / "k.ncu.metrics.csv").write_text("\n".join(lines))
+    data = read_ncu(tmp_path / "k.ncu.metrics.csv")
+    assert data.skipped == {"gpu__time_duration.sum: '-20' is not a finite non-negative value": 1}
+    for value in ("inf", "NaN", "1e400"):
+        lines[row] = lines[row].replace('"us","-20"', f'"us","{value}"')
+        (tmp_path / "k.ncu.metrics.csv").write_text("\n".join(lines))
+        skipped = read_ncu(tmp_path / "k.ncu.metrics.csv").skipped
+        assert list(skipped) == [f"gpu__time_duration.sum: {value!r} is not a finite non-negative value"]
+        lines[row] = lines[row].replace(f'"us","{value}"', '"us","-20"')
+
+
+def test_zero_time_points_share_is_blank_not_nan() -> None:
+    point = RooflinePoint(label="k", op="k", phase=Phase.UNKNOWN, flops=0.0, bytes=0.0, time_s=0.0, dtype="",
+                          source=Source.NCU, level="hbm")  # fmt: skip
+    from rich.console import Console
+
+    console = Console(width=120, record=True)
+    console.print(points_table(Result(workload={}, points=(point,)), None))  # type: ignore[arg-type]
+    assert "nan" not in console.export_text()
+
+
+def test_gzip_bomb_with_one_huge_name_fails_fast(tmp_path: Path) -> None:
+    # 1 GiB in the issue; 48 MiB here: a 48 KB gzip, refused after 16 MiB of text (no event ends there)
+    head = b'{"traceEvents": [' + json.dumps(kernel(0, 1, 1)).encode() + b', {"ph":"X","cat":"kernel","name":"'
+    compressor = zlib.compressobj(6, zlib.DEFLATED, 31)
+    body = compressor.compress(head) + compressor.compress(b"a" * (48 << 20))
+    body += compressor.compress(b'","ts":1,"dur":1}]}') + compressor.flush()
+    (tmp_path / "b.json.gz").write_bytes(body)
+    started = time.monotonic()
+    for fast in (True, False):  # ijson would build the string in quadratic time: both stop at 16 MiB
+        with pytest.raises(TraceFormatError, match="16 MiB of text without a quote"):
+            read_trace(tmp_path / "b.json.gz", fast=fast)
+    # 88 MiB of instant events in a ~90 KB gzip: refused at 64 MiB + 64 x its size
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
+    body = compressor.compress(b'{"traceEvents": [') + compressor.compress(b'{"ph":"i"},' * (8 << 20))
+    (tmp_path / "c.json.gz").write_bytes(body + compressor.compress(b'{"ph":"i"}]}') + compressor.flush())
+    with pytest.raises(TraceFormatError, match=r"inflates past [\d,]+ bytes \(64x its size\)"):
+        read_trace(tmp_path / "c.json.gz")
+    assert time.monotonic() - started < 20
+
+
+@pytest.mark.parametrize("opener", ["[", '{"a":'])
+def test_nesting_deeper_than_1000_levels(tmp_path: Path, opener: str) -> None:
+    closer = "]" if opener == "[" else "}"
+    deep = opener * 5000 + ("1" if opener != "[" else "") + closer * 5000
+    small = '{"traceEvents": [' + json.dumps(kernel(0, 1, 1)) + "," + deep + "]}"
+    (tmp_path / "s.json").write_text(small)
+    with pytest.raises(TraceFormatError, match="nested deeper than 64 levels"):
+        read_trace(tmp_path / "s.json")  # the small-file reader checks depth before decoding
+    assert read_trace(tmp_path / "s.json", fast=False).gpu.ts_us.size == 1  # ijson streams past it
+    big = '{"traceEvents": [' + ",".join([json.dumps(kernel(0, 1, 1))] * 30000) + "," + deep + "]}"
+    (tmp_path / "b.json").write_bytes(gzip.compress(big.encode()))
+    assert read_trace(tmp_path / "b.json").gpu.ts_us.size == 30000  # chunked reader: RecursionError -> ijson
