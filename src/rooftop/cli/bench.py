@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from rooftop.cli.bounds import Seconds
 from rooftop.errors import WorkloadError
 
 
@@ -67,7 +68,7 @@ def _slo(ttft: str | None, tpot: str | None, e2e: str | None) -> Any:
 @click.option("--slo-tpot", help="TPOT objective, e.g. 50ms.")
 @click.option("--slo-e2e", help="End-to-end objective, e.g. 10s.")
 @click.option(
-    "--timeout", type=float, default=300.0, show_default=True, help="Per-request timeout (s); counted as failed."
+    "--timeout", type=Seconds(), default=300.0, show_default=True, help="Per-request timeout (s); counted as failed."
 )
 @click.option("--max-concurrency", type=click.IntRange(min=1), help="Cap in-flight requests (closes the loop).")
 @click.option("--seed", type=int, default=0, show_default=True)

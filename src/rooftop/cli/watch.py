@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from typing import Any
 
 import click
 
+from rooftop.cli.bounds import DAY_S, Seconds
 from rooftop.errors import TelemetryError
 
 
@@ -25,7 +25,9 @@ def _fetcher(prometheus: str | None, selector: str, timeout_s: float):  # type: 
 @click.argument("sources", nargs=-1)
 @click.option("--prometheus", metavar="URL", help="Read a Prometheus server's HTTP API instead of /metrics endpoints.")
 @click.option("--selector", default="", help="PromQL label matchers for --prometheus, e.g. 'job=\"vllm\"'.")
-@click.option("--since", type=float, help="With --prometheus: a range query over the last SECONDS (one window).")
+@click.option(
+    "--since", type=Seconds(30 * DAY_S), help="With --prometheus: a range query over the last SECONDS (one window)."
+)
 @click.option("--model", "-m", help="Model preset or config.json: enables live MFU/MBU (our FLOPs/bytes per token).")
 @click.option("--hardware", "-H", default="h100-sxm", show_default=True, help="Catalog device for the roofs.")
 @click.option("--dtype", default="bf16", show_default=True, help="Weights/activations/KV dtype the engine runs.")
@@ -33,10 +35,16 @@ def _fetcher(prometheus: str | None, selector: str, timeout_s: float):  # type: 
 @click.option("--peak-tflops", help="Override the compute roof (e.g. a CPU: '2 TFLOP/s').")
 @click.option("--bandwidth", help="Override the memory roof, e.g. '50 GB/s'.")
 @click.option("--engine", help="Force an engine map (vllm, sglang, tgi, llamacpp, triton, trtllm-serve).")
-@click.option("--interval", type=float, default=5.0, show_default=True, help="Seconds between polls.")
+@click.option("--interval", type=Seconds(), default=5.0, show_default=True, help="Seconds between polls.")
 @click.option("--count", type=click.IntRange(min=1), help="Stop after this many polls (default: until Ctrl-C).")
 @click.option("--once", is_flag=True, help="One snapshot, then exit (counters since the engine started).")
-@click.option("--timeout", type=float, default=5.0, show_default=True, help="Per-poll timeout (s); a hang is reported.")
+@click.option(
+    "--timeout",
+    type=Seconds(),
+    default=5.0,
+    show_default=True,
+    help="Per-poll deadline (s), in all; a hang is reported.",
+)
 @click.option("--log", "log_path", type=click.Path(dir_okay=False), help="Append every sample and event to this JSONL.")
 @click.option("--export", "export_addr", metavar="HOST:PORT", help="Serve rooftop_* gauges, e.g. 127.0.0.1:9109.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (one object per window; --once: one object).")
@@ -81,7 +89,7 @@ def watch(
     live = live_model(model, hardware, dtype, tp, peak_tflops, bandwidth)
     names = [f"{prometheus} {selector}".strip()] if prometheus else list(sources)
     if prometheus and since:
-        _range(prometheus, selector, since, live, engine, as_json, output)
+        _range(prometheus, selector, since, live, engine, as_json, output, timeout)
         return
     from rooftop.cli.watch_loop import WatchLoop
 
@@ -96,14 +104,21 @@ def watch(
 
 
 def _range(
-    prometheus: str, selector: str, since: float, live: Any, engine: str | None, as_json: bool, output: str | None
+    prometheus: str,
+    selector: str,
+    since: float,
+    live: Any,
+    engine: str | None,
+    as_json: bool,
+    output: str | None,
+    timeout_s: float,
 ) -> None:
     from rooftop.api.serve import analyse_window, live_run, snapshot_summary
     from rooftop.serving.sources import prometheus_range
     from rooftop.serving.watch import observe, window
 
     end = time.time()
-    snaps = prometheus_range(prometheus, selector, end - since, end, max(1.0, since / 10))
+    snaps = prometheus_range(prometheus, selector, end - since, end, max(1.0, since / 10), timeout_s)
     if len(snaps) < 2:
         raise TelemetryError(
             f"{prometheus}: fewer than two samples in the last {since:g} s for {selector or 'engines'}"
@@ -120,7 +135,9 @@ def _range(
         Path(output).write_text(
             artifact.dumps(live_run("watch", [result], live, {"sources": [name]})), encoding="utf-8"
         )
-    click.echo(json.dumps(out, indent=1) if as_json else _line(out))
+    from rooftop.cli.watch_loop import strict_dumps
+
+    click.echo(strict_dumps(out, indent=1) if as_json else _line(out))
 
 
 def _line(s: dict[str, Any]) -> str:

@@ -79,6 +79,21 @@ def _ms(x: float | None) -> float | None:
     return x * 1e3 if x is not None else None
 
 
+def _finite(obj: Any) -> Any:
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+def strict_dumps(obj: Any, indent: int | None = None) -> str:
+    """JSON with NaN and ±inf as null: stdout stays valid JSON (jq rejects NaN/Infinity)."""
+    return json.dumps(_finite(obj), indent=indent, allow_nan=False)
+
+
 class WatchLoop:
     """Glue between the Watcher (serving), the live accounting (api) and the terminal/exporter."""
 
@@ -148,7 +163,7 @@ class WatchLoop:
         for e in self._events():
             click.echo(f"rooftop: warning: {e.get('error', e['event'])}", err=True)
         if self.as_json:
-            click.echo(json.dumps(summaries[0] if len(summaries) == 1 else {"sources": summaries}, indent=1))
+            click.echo(strict_dumps(summaries[0] if len(summaries) == 1 else {"sources": summaries}, indent=1))
         else:
             for s in summaries:
                 click.echo(one_line(s))
@@ -161,10 +176,10 @@ class WatchLoop:
 
             def emit(windows: list[Any]) -> None:
                 for s in self._handle(windows):
-                    click.echo(json.dumps(s) if self.as_json else one_line(s))
+                    click.echo(strict_dumps(s) if self.as_json else one_line(s))
                 for e in self._events():
                     click.echo(
-                        json.dumps(e)
+                        strict_dumps(e)
                         if self.as_json
                         else f"rooftop: {e['source']}: {e['event']} {e.get('error', '')} {e.get('gap_s', '')}".rstrip(),
                         err=not self.as_json,

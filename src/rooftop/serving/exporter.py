@@ -31,9 +31,12 @@ def parse_address(text: str) -> tuple[str, int]:
     try:
         if not ipaddress.ip_address(host).is_loopback:
             raise TelemetryError(f"--export {text}: rooftop binds loopback addresses only (127.0.0.1)")
-        return host, int(port)
+        number = int(port)
     except ValueError:
         raise TelemetryError(f"--export {text!r}: expected HOST:PORT, e.g. 127.0.0.1:9109") from None
+    if not 0 <= number <= 65535:
+        raise TelemetryError(f"--export {text!r}: port {number} is not in 0-65535")
+    return host, number
 
 
 class Exporter:

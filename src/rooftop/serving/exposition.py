@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from rooftop.errors import TelemetryError
 
 Labels = tuple[tuple[str, str], ...]
+ENGINE_NAME_REGEX = "(vllm|sglang|llamacpp|trtllm):.*|tgi_.*|nv_inference_.*|nv_trt_llm_.*|trtllm_.*"
+_ENGINE = re.compile(ENGINE_NAME_REGEX)
 
 
 @dataclass(frozen=True)
@@ -64,12 +67,42 @@ def parse(text: str, time_s: float, source: str = "") -> Snapshot:
             for s in family.samples:
                 if s.name.endswith("_created"):  # prometheus_client's creation timestamps, not data
                     continue
-                value = float(s.value)
-                if math.isnan(value):
-                    continue
-                samples.append(Sample(s.name, tuple(sorted(s.labels.items())), value))
+                sample = checked(Sample(s.name, tuple(sorted(s.labels.items())), float(s.value)), source)
+                if sample is not None:
+                    samples.append(sample)
     except (ValueError, TypeError, IndexError, KeyError) as exc:
-        raise TelemetryError(f"{source or 'exposition'}: not Prometheus text format ({exc})") from exc
+        detail = str(exc)[:120] or type(exc).__name__
+        raise TelemetryError(f"{source or 'exposition'}: not Prometheus text format ({detail})") from exc
     if not samples and text.strip() and not all(ln.startswith("#") for ln in text.strip().splitlines()):
         raise TelemetryError(f"{source or 'exposition'}: no metric samples found")
-    return Snapshot(tuple(samples), time_s, source, types)
+    return Snapshot(unique(samples, source), time_s, source, types)
+
+
+def _series(sample: Sample) -> str:
+    labels = ",".join(f'{k}="{v[:40]}"' for k, v in sample.labels)
+    return f"{sample.name[:80]}{{{labels[:160]}}}" if labels else sample.name[:80]
+
+
+def checked(sample: Sample, source: str) -> Sample | None:
+    """``sample`` when its value is usable; None for NaN (no value) and for a bad value outside the engines' names.
+
+    Engine counters, gauges and histograms count tokens, requests, seconds and ratios: a negative
+    or infinite value of an engine series is refused in one line naming the series.
+    """
+    value = sample.value
+    if 0.0 <= value < math.inf:
+        return sample
+    if math.isnan(value) or not _ENGINE.fullmatch(sample.name):
+        return None
+    raise TelemetryError(f"{source or 'exposition'}: {_series(sample)} = {value:g}: not a finite non-negative value")
+
+
+def unique(samples: list[Sample], source: str) -> tuple[Sample, ...]:
+    """The samples, refusing a series given twice (summing the two would report, e.g., a KV cache 120 % full)."""
+    seen: set[tuple[str, Labels]] = set()
+    for s in samples:
+        key = (s.name, s.labels)
+        if key in seen:
+            raise TelemetryError(f"{source or 'exposition'}: series {_series(s)} appears twice")
+        seen.add(key)
+    return tuple(samples)

@@ -17,7 +17,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+import msgspec
 
 from rooftop.errors import RooftopError, TelemetryError
 from rooftop.serving.engines import EngineMap, detect, engine_map
@@ -51,13 +53,28 @@ class Observation:
         }
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Observation:
-        """Inverse of to_json."""
-        hist = {
-            k: Histogram(tuple((float(e), float(c)) for e, c in v["buckets"]), float(v["sum"]), float(v["count"]))
-            for k, v in d.get("hist", {}).items()
-        }
-        return cls(d["source"], float(d["t"]), d["engine"], {k: float(v) for k, v in d["scalars"].items()}, hist)
+    def from_json(cls, d: Any) -> Observation:
+        """Inverse of to_json; a record of another shape raises msgspec.ValidationError or ValueError."""
+        rec = msgspec.convert(d, _Logged)
+        hist = {k: Histogram(tuple((float(e), c) for e, c in v.buckets), v.sum, v.count) for k, v in rec.hist.items()}
+        scalars = {k: v for k, v in rec.scalars.items() if v is not None}  # NaN was logged as null
+        return cls(rec.source, rec.t, rec.engine, scalars, hist)
+
+
+class _LoggedHist(msgspec.Struct):
+    sum: float
+    count: float
+    buckets: list[tuple[float | Literal["+Inf"], float]]
+
+
+class _Logged(msgspec.Struct):
+    """One observation line of the JSONL log, as to_json writes it."""
+
+    t: float
+    source: str
+    engine: str
+    scalars: dict[str, float | None]
+    hist: dict[str, _LoggedHist] = {}
 
 
 def _edge(edge: float) -> float | str:
@@ -182,9 +199,12 @@ class Watcher:
     def _resume(self) -> None:
         assert self.log is not None
         for rec in self.log.read():
-            src = rec.get("source")
-            if src in self.state and "scalars" in rec:
-                self.state[src].last = Observation.from_json(rec)
+            src = rec.get("source") if isinstance(rec, dict) else None
+            if isinstance(src, str) and src in self.state and "scalars" in rec:
+                try:
+                    self.state[src].last = Observation.from_json(rec)
+                except (msgspec.ValidationError, ValueError):
+                    continue  # a malformed line is skipped like a line torn by a crash
 
     def _event(self, record: dict[str, Any]) -> None:
         self.events.append(record)

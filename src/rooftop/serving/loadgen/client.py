@@ -13,10 +13,11 @@ chat role announcement (``delta.role`` with empty content), and an empty chunk t
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
+
+import msgspec
 
 from rooftop.serving.loadgen.prompts import Request
 
@@ -37,6 +38,7 @@ class RequestRecord:
     output_tokens: int | None = None
     cached_tokens: int | None = None
     error: str = ""
+    finished: bool = False  # [DONE] or a finish_reason seen: the stream was not cut
 
     @property
     def ok(self) -> bool:
@@ -111,48 +113,91 @@ def body(req: Request, model: str, chat: bool, ignore_eos: bool) -> dict[str, An
     return payload
 
 
-def _carries_token(choice: Any) -> bool:
+MAX_LINE_BYTES = 4 << 20  # one SSE line: a token chunk is under 1 KB; a longer line is refused
+_COUNT = Annotated[int, msgspec.Meta(ge=0, le=2**40)]
+
+
+class _Details(msgspec.Struct):
+    cached_tokens: _COUNT | None = None
+
+
+class _Usage(msgspec.Struct):
+    prompt_tokens: _COUNT | None = None
+    completion_tokens: _COUNT | None = None
+    prompt_tokens_details: _Details | None = None
+
+
+class _Delta(msgspec.Struct):
+    content: str | None = None
+    reasoning_content: str | None = None
+    reasoning: str | None = None
+    role: str | msgspec.UnsetType | None = msgspec.UNSET
+
+
+class _Choice(msgspec.Struct):
+    text: str | msgspec.UnsetType | None = msgspec.UNSET
+    delta: _Delta | msgspec.UnsetType | None = msgspec.UNSET
+    finish_reason: str | None = None
+
+
+class _Chunk(msgspec.Struct):
+    """One streamed chunk, typed: counts are non-negative integers, choices a list of objects."""
+
+    choices: list[_Choice] | None = None
+    usage: _Usage | None = None
+    error: Any = None
+
+
+_DECODE = msgspec.json.Decoder(_Chunk).decode
+
+
+def _carries_token(choice: _Choice) -> bool:
     """Whether one streamed choice carries a generated token (its text may be empty; see above)."""
-    if not isinstance(choice, dict):
-        return False
-    if "delta" in choice:
-        delta = choice.get("delta") or {}
-        text = next((delta[k] for k in ("content", "reasoning_content", "reasoning") if delta.get(k) is not None), None)
-        if text is None or (not text and "role" in delta):
+    if choice.delta is not msgspec.UNSET:
+        delta = choice.delta or _Delta()
+        text = next((t for t in (delta.content, delta.reasoning_content, delta.reasoning) if t is not None), None)
+        if text is None or (not text and delta.role is not msgspec.UNSET):
             return False
     else:
-        text = choice.get("text")
-        if text is None:
+        if choice.text is None or choice.text is msgspec.UNSET:
             return False
-    return bool(text) or not choice.get("finish_reason")
+        text = choice.text
+    return bool(text) or not choice.finish_reason
 
 
-def _usage(rec: RequestRecord, usage: dict[str, Any]) -> None:
-    rec.prompt_tokens = usage.get("prompt_tokens")
-    rec.output_tokens = usage.get("completion_tokens")
-    details = usage.get("prompt_tokens_details") or {}
-    rec.cached_tokens = details.get("cached_tokens")
+def _usage(rec: RequestRecord, usage: _Usage) -> None:
+    rec.prompt_tokens = usage.prompt_tokens
+    rec.output_tokens = usage.completion_tokens
+    rec.cached_tokens = usage.prompt_tokens_details.cached_tokens if usage.prompt_tokens_details else None
 
 
 def _event(rec: RequestRecord, data: bytes, now: float) -> bool:
-    """Apply one SSE ``data:`` payload to ``rec``; False when the stream is over ([DONE] or error)."""
+    """Apply one SSE ``data:`` payload to ``rec``; False when the stream is over ([DONE] or error).
+
+    A chunk of another shape (``"usage": 5``, string counts, ``"choices": 5``, ``"delta": "x"``,
+    negative counts) fails this request with the reason, never the run.
+    """
     if data == b"[DONE]":
+        rec.finished = True
         return False
     try:
-        event = json.loads(data)
-    except ValueError:
+        event = _DECODE(data)
+    except msgspec.ValidationError as exc:
+        rec.error = f"malformed chunk: {str(exc)[:120]}"
+        return False
+    except msgspec.DecodeError:
         rec.error = f"bad SSE data: {data[:80]!r}"
         return False
-    if not isinstance(event, dict):
-        rec.error = f"bad SSE data: {data[:80]!r}"
+    if event.error:
+        rec.error = f"stream error: {str(event.error)[:200]}"
         return False
-    if event.get("error"):
-        rec.error = f"stream error: {str(event['error'])[:200]}"
-        return False
-    if any(_carries_token(c) for c in event.get("choices") or ()):
+    choices = event.choices or ()
+    if any(_carries_token(c) for c in choices):
         rec.chunk_s.append(now)
-    if event.get("usage"):
-        _usage(rec, event["usage"])
+    if any(c.finish_reason for c in choices):
+        rec.finished = True
+    if event.usage:
+        _usage(rec, event.usage)
     return True
 
 
@@ -177,6 +222,9 @@ async def send(
             async for piece in resp.content.iter_any():
                 now = time.perf_counter() - t0
                 *lines, rest = (rest + piece).split(b"\n")
+                if len(rest) > MAX_LINE_BYTES:
+                    rec.error = f"an SSE line longer than {MAX_LINE_BYTES >> 20} MiB"
+                    break
                 for line in lines:
                     if line.startswith(b"data:"):
                         going = _event(rec, line[5:].strip(), now)
@@ -187,6 +235,8 @@ async def send(
         rec.end_s = time.perf_counter() - t0
         if not rec.error and not rec.chunk_s:
             rec.error = "no token in the stream"
+        elif not rec.error and not rec.finished:
+            rec.error = "stream cut: no [DONE] and no finish_reason"
     except TimeoutError:
         rec.error = f"timeout after {timeout_s:g} s"
     except aiohttp.ClientConnectorError as exc:

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from rooftop.errors import WorkloadError
+from rooftop.serving.loadgen.arrivals import MAX_SCHEDULE_S, check_schedule
 from rooftop.serving.loadgen.client import RequestRecord, body, send
 from rooftop.serving.loadgen.prompts import Request
 
@@ -66,11 +68,14 @@ async def _run(
 
         async def one(i: int) -> None:
             payload = body(requests[i], target.model, target.chat, target.ignore_eos)
-            if gate is None:
-                await send(session, url, payload, records[i], t0, timeout_s)
-            else:
-                async with gate:
+            try:
+                if gate is None:
                     await send(session, url, payload, records[i], t0, timeout_s)
+                else:
+                    async with gate:
+                        await send(session, url, payload, records[i], t0, timeout_s)
+            except Exception as exc:  # one request's surprise must not lose the run's records
+                records[i].error = f"{type(exc).__name__}: {exc}"[:200]
             if on_done:
                 on_done(records[i])
 
@@ -97,4 +102,7 @@ def run(
     on_done: Callable[[RequestRecord], None] | None = None,
 ) -> RunResult:
     """Send ``requests`` at ``offsets`` (s) to ``target``; block until every one ended or timed out."""
+    if not 0 < timeout_s <= MAX_SCHEDULE_S:  # NaN, 0 and -1 would disable the timeout
+        raise WorkloadError(f"timeout {timeout_s!r}: expected seconds in (0, {MAX_SCHEDULE_S:g}]")
+    check_schedule(np.asarray(offsets, dtype=np.float64), "schedule")
     return asyncio.run(_run(target, requests, offsets, timeout_s, max_concurrency, on_done))
