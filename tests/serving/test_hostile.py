@@ -193,3 +193,20 @@ def test_bench_schedule_and_timeout_bounds(tmp_path: Path) -> None:
     assert outcome.code == 2 and "one day" in outcome.err and classify(outcome) == ("ok", "")
     outcome = invoke(["bench", "http://127.0.0.1:9", "--served-model", "m", "--trace", str(trace), "--no-scrape"])
     assert outcome.code == 2 and "one day" in outcome.err and classify(outcome) == ("ok", "")
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--burstiness", "nan"], "--burstiness"),  # exit 0 before: rate inf never looked at it
+        (["--burstiness", "0"], "--burstiness"),
+        (["--seed", "-1"], "--seed"),  # ValueError traceback from numpy before
+        (["--requests", "100000000"], "--requests"),  # built 1e8 prompts for minutes before
+        (["--prompt-len", "1000000000"], "1,000,000,000 tokens in one request"),
+        (["--slo-ttft", "-1s"], "--slo-ttft -1 s: an objective must be a finite time > 0"),
+    ],
+)
+def test_bench_numbers_are_bounded(extra: list[str], message: str) -> None:
+    args = ["bench", "http://127.0.0.1:9", "--served-model", "m", "--no-scrape", "--rate", "inf", *extra]
+    outcome = invoke(args, timeout_s=30)
+    assert outcome.code == 2 and message in outcome.err and classify(outcome) == ("ok", "")

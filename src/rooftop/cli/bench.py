@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from rooftop.cli.bounds import Seconds
+from rooftop.cli.bounds import Positive, Seconds
 from rooftop.errors import WorkloadError
 
 
@@ -29,7 +29,26 @@ def _slo(ttft: str | None, tpot: str | None, e2e: str | None) -> Any:
     from rooftop.serving.loadgen.summary import Slo
     from rooftop.units import parse_seconds
 
-    return Slo(*(parse_seconds(x) if x else None for x in (ttft, tpot, e2e)))
+    values = [parse_seconds(x) if x else None for x in (ttft, tpot, e2e)]
+    for name, v in zip(("--slo-ttft", "--slo-tpot", "--slo-e2e"), values):
+        if v is not None and not 0 < v < math.inf:
+            raise WorkloadError(f"{name} {v:g} s: an objective must be a finite time > 0")
+    return Slo(*values)
+
+
+MAX_REQUESTS = 100_000
+MAX_LENGTH = 1 << 20  # tokens in one prompt or answer: the longest context any engine serves
+MAX_PROMPT_TOKENS = 1 << 27  # prompt tokens the generator holds for a whole run
+
+
+def _check_lengths(n: int, prompt: Any, output: Any) -> None:
+    """Lengths bounded, so that making the prompts cannot exhaust memory or time."""
+    for name, lengths in (("--prompt-len", prompt), ("--output-len", output)):
+        longest = max(lengths.high, lengths.mean + 6 * lengths.stddev)
+        if longest > MAX_LENGTH:
+            raise WorkloadError(f"{name}: {longest:,.0f} tokens in one request (at most {MAX_LENGTH:,})")
+    if n * prompt.mean > MAX_PROMPT_TOKENS:
+        raise WorkloadError(f"--requests {n} x --prompt-len {prompt.mean}: over {MAX_PROMPT_TOKENS:,} prompt tokens")
 
 
 @click.command()
@@ -45,7 +64,7 @@ def _slo(ttft: str | None, tpot: str | None, e2e: str | None) -> Any:
 @click.option("--rates", help="Comma list of rates for a curve, e.g. 1,2,4,8 (finds the knee and best goodput).")
 @click.option(
     "--burstiness",
-    type=float,
+    type=Positive(1e6),
     default=1.0,
     show_default=True,
     help="Gamma shape: 1 = Poisson, <1 burstier, large = nearly constant.",
@@ -57,7 +76,12 @@ def _slo(ttft: str | None, tpot: str | None, e2e: str | None) -> Any:
     "--trace", type=click.Path(exists=True, dir_okay=False), help="Send times from a file (one timestamp per line)."
 )
 @click.option(
-    "--requests", "n_requests", type=click.IntRange(min=1), default=100, show_default=True, help="Requests per rate."
+    "--requests",
+    "n_requests",
+    type=click.IntRange(1, MAX_REQUESTS),
+    default=100,
+    show_default=True,
+    help="Requests per rate.",
 )
 @click.option("--prompt-len", default="512", show_default=True, help="N, MEAN:STDDEV or LOW-HIGH prompt tokens.")
 @click.option("--output-len", default="128", show_default=True, help="N, MEAN:STDDEV or LOW-HIGH output tokens.")
@@ -71,7 +95,7 @@ def _slo(ttft: str | None, tpot: str | None, e2e: str | None) -> Any:
     "--timeout", type=Seconds(), default=300.0, show_default=True, help="Per-request timeout (s); counted as failed."
 )
 @click.option("--max-concurrency", type=click.IntRange(min=1), help="Cap in-flight requests (closes the loop).")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True)
 @click.option("--no-scrape", is_flag=True, help="Do not read the engine's /metrics before and after.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Per-request records as CSV.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary JSON.")
@@ -136,10 +160,12 @@ def bench(
         ignore_eos=not no_ignore_eos,
     )
     out_lengths = prompts.parse_lengths(output_len, "output-len")
+    in_lengths = prompts.parse_lengths(prompt_len, "prompt-len")
+    _check_lengths(n_requests, in_lengths, out_lengths)
     if dataset:
         reqs = prompts.dataset(dataset, n_requests, out_lengths, chat, seed)
     else:
-        reqs = prompts.synthetic(n_requests, prompts.parse_lengths(prompt_len, "prompt-len"), out_lengths, chat, seed)
+        reqs = prompts.synthetic(n_requests, in_lengths, out_lengths, chat, seed)
     levels = [math.nan] if trace else _rates(rate, rates)
     kind = arrival or ("poisson" if burstiness == 1.0 else "gamma")
 

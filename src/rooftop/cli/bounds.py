@@ -14,10 +14,11 @@ import click
 DAY_S = 86400.0
 
 
-class Seconds(click.ParamType):  # type: ignore[type-arg]
-    """A duration in seconds in (0, ``max_s``]."""
+class Positive(click.ParamType):  # type: ignore[type-arg]
+    """A finite number in (0, ``max_s``] (a duration in seconds, a gamma shape...)."""
 
-    name = "seconds"
+    name = "number"
+    unit = ""
 
     def __init__(self, max_s: float = DAY_S) -> None:
         self.max_s = max_s
@@ -29,7 +30,14 @@ class Seconds(click.ParamType):  # type: ignore[type-arg]
             try:
                 number = float(str(value).strip())
             except ValueError:
-                self.fail(f"{str(value)[:40]!r} is not a number of seconds", param, ctx)
+                self.fail(f"{str(value)[:40]!r} is not a number", param, ctx)
         if not (math.isfinite(number) and 0 < number <= self.max_s):
-            self.fail(f"{str(value)[:40]} s: expected a finite number of seconds in (0, {self.max_s:g}]", param, ctx)
+            self.fail(f"{str(value)[:40]}{self.unit}: expected a finite number in (0, {self.max_s:g}]", param, ctx)
         return number
+
+
+class Seconds(Positive):
+    """A duration in seconds in (0, ``max_s``]."""
+
+    name = "seconds"
+    unit = " s"
