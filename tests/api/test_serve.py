@@ -26,12 +26,12 @@ from rooftop.api.serve import (
     totals,
 )
 from rooftop.core.points import Phase, Source
+from rooftop.core.slo import SLO
 from rooftop.errors import TelemetryError
 from rooftop.serving.exposition import parse
 from rooftop.serving.loadgen.arrivals import arrivals
 from rooftop.serving.loadgen.prompts import Lengths, synthetic
 from rooftop.serving.loadgen.runner import Target
-from rooftop.serving.loadgen.summary import Slo
 from rooftop.serving.watch import Window, observe
 from tests.serving.stub_server import StubServer
 from tests.serving.test_cli_serving import TINY
@@ -168,7 +168,7 @@ def test_bench_one_puts_the_engine_view_beside_the_client() -> None:
     try:
         # the "engine" counts 4 × 8 prompt and 4 × 5 generated tokens while the load runs
         done = lambda _rec: setattr(stub, "metrics", vllm_text(132, 70))  # noqa: E731
-        summary, result, records = bench_one(target, reqs, arrivals(4, 100.0), Slo(ttft_s=1.0), None, 10, None, done)
+        summary, result, records = bench_one(target, reqs, arrivals(4, 100.0), SLO(ttft_s=1.0), None, 10, None, done)
         assert summary["requests"] == 4 and summary["failed"] == 0 and len(records) == 4
         assert summary["goodput_rps"] > 0 and summary["output_tokens"] == 20
         engine = summary["engine"]
@@ -176,9 +176,9 @@ def test_bench_one_puts_the_engine_view_beside_the_client() -> None:
         assert engine["rates"]["generation_tokens_per_s"] > 0  # 20 tokens over the window
         assert result.workload["requests"] == 4 and result.extra["bench"]["completed"] == 4
         stub.mode = "garbage"  # /metrics answers HTML; completions still stream
-        summary, _, _ = bench_one(target, reqs, arrivals(4, 100.0), Slo(), None, 10)
+        summary, _, _ = bench_one(target, reqs, arrivals(4, 100.0), SLO(), None, 10)
         assert summary["failed"] == 0 and f"{stub.url}/metrics" in summary["engine"]["error"]
-        summary, _, _ = bench_one(target, reqs, arrivals(4, 100.0), Slo(), None, 10, scrape=False)
+        summary, _, _ = bench_one(target, reqs, arrivals(4, 100.0), SLO(), None, 10, scrape=False)
         assert summary["engine"] is None
     finally:
         stub.stop()

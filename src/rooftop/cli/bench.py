@@ -25,10 +25,10 @@ def _rates(rate: str, rates: str | None) -> list[float]:
 
 
 def _slo(ttft: str | None, tpot: str | None, e2e: str | None) -> Any:
-    from rooftop.serving.loadgen.summary import Slo
+    from rooftop.core.slo import SLO
     from rooftop.units import parse_seconds
 
-    return Slo(*(parse_seconds(x) if x else None for x in (ttft, tpot, e2e)))
+    return SLO(*(parse_seconds(x) if x else None for x in (ttft, tpot, e2e)))
 
 
 @click.command()

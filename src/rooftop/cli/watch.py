@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from typing import Any
 
 import click
 
+from rooftop.core.jsonenc import dumps
 from rooftop.errors import TelemetryError
 
 
@@ -120,7 +120,7 @@ def _range(
         Path(output).write_text(
             artifact.dumps(live_run("watch", [result], live, {"sources": [name]})), encoding="utf-8"
         )
-    click.echo(json.dumps(out, indent=1) if as_json else _line(out))
+    click.echo(dumps(out, indent=1) if as_json else _line(out))
 
 
 def _line(s: dict[str, Any]) -> str:

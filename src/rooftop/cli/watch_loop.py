@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import Any
 import click
 
 from rooftop.core.artifact import Result
+from rooftop.core.jsonenc import dumps
 
 
 def _pct(x: float | None) -> str:
@@ -148,7 +148,7 @@ class WatchLoop:
         for e in self._events():
             click.echo(f"rooftop: warning: {e.get('error', e['event'])}", err=True)
         if self.as_json:
-            click.echo(json.dumps(summaries[0] if len(summaries) == 1 else {"sources": summaries}, indent=1))
+            click.echo(dumps(summaries[0] if len(summaries) == 1 else {"sources": summaries}, indent=1))
         else:
             for s in summaries:
                 click.echo(one_line(s))
@@ -161,10 +161,10 @@ class WatchLoop:
 
             def emit(windows: list[Any]) -> None:
                 for s in self._handle(windows):
-                    click.echo(json.dumps(s) if self.as_json else one_line(s))
+                    click.echo(dumps(s) if self.as_json else one_line(s))
                 for e in self._events():
                     click.echo(
-                        json.dumps(e)
+                        dumps(e)
                         if self.as_json
                         else f"rooftop: {e['source']}: {e['event']} {e.get('error', '')} {e.get('gap_s', '')}".rstrip(),
                         err=not self.as_json,

@@ -15,7 +15,6 @@ From one cohort's :class:`~rooftop.analytic.sweep.SweepGrid`, at its operating c
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -24,6 +23,7 @@ from numpy.typing import NDArray
 from rooftop.analytic.cost import Array
 from rooftop.analytic.sweep import SweepGrid
 from rooftop.core.findings import Finding
+from rooftop.core.slo import SLO
 from rooftop.diagnose.remedies import CHECK_FIRST, REMEDIES
 from rooftop.units import seconds
 
@@ -31,25 +31,15 @@ LINEAR_TOLERANCE = 1.10  # step time within 10 % of the smallest batch's: throug
 HBM_SATURATED = 0.90  # share of the HBM roof that counts as saturated
 
 
-@dataclass(frozen=True)
-class SLO:
-    """Service-level objectives in seconds (None = not set)."""
+def slo_met(slo: SLO, grid: SweepGrid) -> NDArray[np.bool_]:
+    """Per cell: every SLO holds and the batch fits in memory."""
+    met: NDArray[np.bool_] = grid.fits & slo.met(grid.ttft_s, grid.tpot_s)
+    return met
 
-    ttft_s: float | None = None
-    tpot_s: float | None = None
 
-    def met(self, grid: SweepGrid) -> NDArray[np.bool_]:
-        """Per cell: every SLO holds and the batch fits in memory."""
-        ok = grid.fits.copy()
-        if self.ttft_s is not None:
-            ok &= grid.ttft_s <= self.ttft_s
-        if self.tpot_s is not None:
-            ok &= grid.tpot_s <= self.tpot_s
-        return ok
-
-    def goodput(self, grid: SweepGrid) -> Array:
-        """Output tokens/s where the SLOs hold and the batch fits; 0 elsewhere."""
-        return np.where(self.met(grid), grid.tokens_per_s, 0.0)
+def goodput(slo: SLO, grid: SweepGrid) -> Array:
+    """Output tokens/s where the SLOs hold and the batch fits; 0 elsewhere."""
+    return np.where(slo_met(slo, grid), grid.tokens_per_s, 0.0)
 
 
 def operating_context_index(grid: SweepGrid) -> int:
@@ -62,7 +52,7 @@ def operating_context_index(grid: SweepGrid) -> int:
 def operating_point(grid: SweepGrid, slo: SLO) -> tuple[int, int] | None:
     """(batch index, context index) of the goodput-optimal cell at the operating context, or None."""
     j = operating_context_index(grid)
-    good = slo.goodput(grid)[:, j]
+    good = goodput(slo, grid)[:, j]
     if not np.any(good > 0):
         return None
     return int(np.argmax(good)), j
@@ -205,7 +195,7 @@ def goodput_point(grid: SweepGrid, slo: SLO) -> Finding:
             check_first=CHECK_FIRST["scheduler"],
         )
     i, j = point
-    good = slo.goodput(grid)
+    good = goodput(slo, grid)
     evidence: dict[str, Any] = {
         "batch": _b(grid, i),
         "context": int(grid.context[j]),

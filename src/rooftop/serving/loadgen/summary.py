@@ -11,35 +11,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from rooftop.core.slo import SLO
 from rooftop.serving.loadgen.client import RequestRecord
 
 QUANTILES = (50, 90, 99)
 
 
-@dataclass(frozen=True)
-class Slo:
-    """Latency objectives in seconds (None = not set)."""
-
-    ttft_s: float | None = None
-    tpot_s: float | None = None
-    e2e_s: float | None = None
-
-    def met(self, r: RequestRecord) -> bool:
-        """Whether request ``r`` succeeded and met every objective set (n ≤ 1 ⇒ TPOT 0)."""
-        if not r.ok:
-            return False
-        tpot = r.tpot_s if r.n_tokens > 1 else 0.0
-        checks = ((self.ttft_s, r.ttft_s), (self.tpot_s, tpot), (self.e2e_s, r.e2e_s))
-        return all(limit is None or value <= limit for limit, value in checks)
-
-    def to_dict(self) -> dict[str, float | None]:
-        """{'ttft_s': …, 'tpot_s': …, 'e2e_s': …}."""
-        return {"ttft_s": self.ttft_s, "tpot_s": self.tpot_s, "e2e_s": self.e2e_s}
+def slo_met(slo: SLO, r: RequestRecord) -> bool:
+    """Whether request ``r`` succeeded and met every objective set (n ≤ 1 ⇒ TPOT 0)."""
+    return r.ok and bool(slo.met(r.ttft_s, r.tpot_s if r.n_tokens > 1 else 0.0, r.e2e_s))
 
 
 def quantiles(values: Sequence[float]) -> dict[str, float | None]:
@@ -50,12 +34,12 @@ def quantiles(values: Sequence[float]) -> dict[str, float | None]:
     return {**{f"p{q}": float(np.percentile(arr, q)) for q in QUANTILES}, "mean": float(arr.mean())}
 
 
-def summarize(records: Sequence[RequestRecord], duration_s: float, slo: Slo) -> dict[str, Any]:
+def summarize(records: Sequence[RequestRecord], duration_s: float, slo: SLO) -> dict[str, Any]:
     """The bench JSON: requests, failed, ttft_s, tpot_s, itl_s, e2e_s, throughput, goodput_rps, slo."""
     ok = [r for r in records if r.ok]
     out_tokens = sum(r.n_tokens for r in ok)
     prompt_tokens = sum(r.prompt_tokens or 0 for r in ok)
-    good = sum(1 for r in records if slo.met(r))
+    good = sum(1 for r in records if slo_met(slo, r))
     per_s = 1.0 / duration_s if duration_s > 0 else float("nan")
     errors: dict[str, int] = {}
     for r in records:
