@@ -239,7 +239,7 @@ KEYS = (("ttft_s", "ttft"), ("itl_s", "itl"), ("tpot_s", "tpot"), ("e2e_s", "e2e
 
 def engine_view(url: str, fn: Any) -> tuple[Any, dict[str, Any]]:
     """Call ``fn()`` between two scrapes of the engine's /metrics: (its result, the engine's latency means)."""
-    from rooftop.api.serve import latency
+    from rooftop.api.window import latency
     from rooftop.serving.sources import fetch
     from rooftop.serving.watch import observe, window
 

@@ -111,7 +111,7 @@ class WatchLoop:
         self.seen_events = 0
 
     def _handle(self, windows: list[Any]) -> list[dict[str, Any]]:
-        from rooftop.api.serve import analyse_window, snapshot_summary
+        from rooftop.api.window import analyse_window, snapshot_summary
 
         out = []
         for w in windows:
@@ -136,7 +136,7 @@ class WatchLoop:
 
     def once(self) -> None:
         """One snapshot per source: counters since the engine started (no rates)."""
-        from rooftop.api.serve import since_start
+        from rooftop.api.window import since_start
 
         self.watcher.poll()
         windows = [since_start(st.last) for st in self.watcher.state.values() if st.last is not None]
@@ -187,7 +187,7 @@ class WatchLoop:
     def close(self, output: str | None) -> None:
         """Write the artifact (if asked) and stop the exporter."""
         if output:
-            from rooftop.api.serve import live_run
+            from rooftop.api.window import live_run
             from rooftop.core import artifact
 
             run = live_run("watch", self.results, self.live, {"sources": self.watcher.sources})

@@ -1,4 +1,4 @@
-"""Evidence for the live_* rules: the `live` extra that api/serve.analyse_window hands them."""
+"""Evidence for the live_* rules: the `live` extra that api/window.analyse_window hands them."""
 
 from __future__ import annotations
 
