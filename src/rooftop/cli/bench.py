@@ -132,9 +132,13 @@ def bench(
     schedule = _schedule(trace, n_requests, kind, burstiness, seed)
     levels = [math.nan] if trace else _rates(rate, rates)
     options = api.LoadOptions(timeout, max_concurrency, not no_scrape)
-    labels = {"burstiness": burstiness, "arrival": kind}
-    slo = _slo(slo_ttft, slo_tpot, slo_e2e)
+    slo, labels = _slo(slo_ttft, slo_tpot, slo_e2e), {"burstiness": burstiness, "arrival": kind}
     run = api.run_levels(target, reqs, schedule, levels, slo, live, options, labels, _progress)
+    _write(run, live, target, csv_path, output)
+    click.echo(dumps(run.document(), indent=1) if as_json else _human(run.runs(), run.document()))
+
+
+def _write(run: Any, live: Any, target: Any, csv_path: str | None, output: str | None) -> None:
     if csv_path:
         _write_csv(csv_path, run.records())
     if output:
@@ -142,7 +146,6 @@ def bench(
 
         Path(output).write_text(artifact.dumps(run.artifact(live, target)), encoding="utf-8")
         click.echo(f"wrote {output}", err=True)
-    click.echo(dumps(run.document(), indent=1) if as_json else _human(run.runs(), run.document()))
 
 
 def _target(url: str, served_model: str | None, chat: bool, ignore_eos: bool) -> Any:
