@@ -16,6 +16,7 @@ from typing import Any
 from rooftop.analytic.memory import budget
 from rooftop.api.analyze import analyze_one
 from rooftop.core.artifact import Result, Run
+from rooftop.core.enums import Bound
 from rooftop.core.points import Phase, RooflinePoint
 from rooftop.core.roofs import Roofs
 from rooftop.core.workload import Workload
@@ -229,8 +230,8 @@ def _result(
     )
 
 
-def _measured_bound(points: list[RooflinePoint]) -> str:
-    by = {"compute": 0.0, "memory": 0.0}
+def _measured_bound(points: list[RooflinePoint]) -> Bound:
+    by = {Bound.COMPUTE: 0.0, Bound.MEMORY: 0.0}
     for p in points:
         if p.flops > 0:
             by[p.bound] = by.get(p.bound, 0.0) + (p.time_s or 0.0)

@@ -18,6 +18,7 @@ from rooftop.analytic.summary import totals_at
 from rooftop.analytic.sweep import BOUND_CODES, SweepGrid, sweep_grid
 from rooftop.api.analyze import check_context
 from rooftop.core.artifact import Result, Run
+from rooftop.core.enums import Bound
 from rooftop.core.points import Phase, RooflinePoint, Source
 from rooftop.core.roofs import Roofs
 from rooftop.core.slo import SLO
@@ -129,7 +130,7 @@ def _cell_points(grid: SweepGrid, spec: ModelSpec, roofs: Roofs, dtype: str) -> 
                     time_s=float(grid.tpot_s[i, j]),
                     dtype=dtype,
                     source=Source.ANALYTIC,
-                    bound=BOUND_CODES[int(grid.bound[i, j])],
+                    bound=Bound(BOUND_CODES[int(grid.bound[i, j])]),
                     provenance={"model": spec.name, "hardware": roofs.name, "batch": int(b), "context": int(c)},
                 )
             )

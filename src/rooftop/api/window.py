@@ -7,6 +7,7 @@ from typing import Any
 from rooftop.api.live import Accounting, account, finite
 from rooftop.api.live_model import LiveModel
 from rooftop.core.artifact import Result, Run
+from rooftop.core.enums import Bound
 from rooftop.core.points import Phase, RooflinePoint, Source
 from rooftop.core.roofs import Roofs
 from rooftop.core.totals import Totals
@@ -73,7 +74,7 @@ def totals(w: Window, acc: Accounting, live: LiveModel) -> Totals:
         mfu=acc.mfu.total or 0.0,
         hfu=float("nan"),
         mbu=acc.mbu.total or 0.0,
-        bound="",
+        bound=Bound.NONE,
         peak_flop_per_s=live.roofs.peak(live.base.compute),
         bandwidth_bytes_per_s=live.roofs.bandwidth("hbm"),
     )

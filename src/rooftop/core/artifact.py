@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rooftop.core import jsonenc
+from rooftop.core.enums import Bound
 from rooftop.core.findings import Finding
 from rooftop.core.points import Phase, RooflinePoint, Source, Traffic
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, RoofKind, Roofs
@@ -141,7 +142,7 @@ def point_from_dict(d: dict[str, Any]) -> RooflinePoint:
         level=d.get("level", "hbm"),
         traffic=traffic,
         link_bytes=float(d.get("link_bytes") or 0.0),
-        bound=d.get("bound", ""),
+        bound=Bound(d.get("bound") or ""),
         provenance=d.get("provenance", {}),
     )
 

@@ -17,8 +17,6 @@ from rooftop.core.points import RooflinePoint
 from rooftop.core.roofs import Roofs
 from rooftop.core.totals import Totals
 
-SEVERITY_ORDER = {"critical": 0, "warn": 1, "info": 2}
-
 
 @dataclass(frozen=True)
 class Evidence:
@@ -61,4 +59,4 @@ def diagnose(evidence: Evidence) -> list[Finding]:
     found: list[Finding] = []
     for fn in rules().values():
         found.extend(fn(evidence))
-    return sorted(found, key=lambda f: SEVERITY_ORDER.get(f.severity, 3))
+    return sorted(found, key=lambda f: f.severity.rank)

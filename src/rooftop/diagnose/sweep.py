@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 
 from rooftop.analytic.cost import Array
 from rooftop.analytic.sweep import SweepGrid
+from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding
 from rooftop.core.slo import SLO
 from rooftop.diagnose.remedies import CHECK_FIRST, REMEDIES
@@ -76,7 +77,7 @@ def linear_region(grid: SweepGrid, j: int) -> Finding:
     )
     return Finding(
         code="sweep-linear-throughput",
-        severity="info",
+        severity=Severity.INFO,
         title=(
             f"Throughput grows ~linearly with batch from {_b(grid, 0)} to {_b(grid, last)} at context "
             f"{int(grid.context[j])} (step time within {LINEAR_TOLERANCE - 1:.0%}: weight reads are shared){tail}"
@@ -106,7 +107,7 @@ def hbm_saturation(grid: SweepGrid, j: int) -> Finding:
         title = f"HBM never reaches {HBM_SATURATED:.0%} of its roof at context {int(grid.context[j])}"
     return Finding(
         code="sweep-hbm-saturated",
-        severity="info",
+        severity=Severity.INFO,
         title=title,
         bottleneck="kv-bandwidth" if saturated.size else "compute",
         evidence={
@@ -133,7 +134,7 @@ def ridge_crossing(grid: SweepGrid, j: int) -> Finding:
     )
     return Finding(
         code="sweep-ridge-crossing",
-        severity="info",
+        severity=Severity.INFO,
         title=(
             f"The weight GEMMs cross the ridge ({ridge:.0f} FLOP/B) at batch ≈ {crossing:.0f} ({where}); {whole}"
             if math.isfinite(crossing)
@@ -156,7 +157,7 @@ def kv_admission(grid: SweepGrid) -> Finding:
     shown = ", ".join(f"{c}: {m if m is not None else '?'}" for c, m in limits.items())
     return Finding(
         code="sweep-kv-admission",
-        severity="info",
+        severity=Severity.INFO,
         title=f"The KV cache admits at most (context: sequences) {shown}",
         bottleneck="kv-capacity",
         evidence={"max_batch_by_context": limits, "cached_prefix_shared": grid.cached_prefix},
@@ -184,7 +185,7 @@ def goodput_point(grid: SweepGrid, slo: SLO) -> Finding:
     if point is None:
         return Finding(
             code="sweep-operating-point",
-            severity="critical",
+            severity=Severity.CRITICAL,
             title=(
                 f"No batch meets the SLOs at context {int(grid.context[j])}: at batch {_b(grid, 0)}, "
                 f"{_why_not(grid, slo, 0, j)}"
@@ -212,7 +213,7 @@ def goodput_point(grid: SweepGrid, slo: SLO) -> Finding:
     rightmost = "" if i == last else f"; not the right-most batch {_b(grid, last)}: {_why_not(grid, slo, last, j)}"
     return Finding(
         code="sweep-operating-point",
-        severity="info",
+        severity=Severity.INFO,
         title=(
             f"Operating point: batch {_b(grid, i)} at context {int(grid.context[j])} — goodput "
             f"{good[i, j]:,.0f} tokens/s, TPOT {seconds(grid.tpot_s[i, j])}, TTFT {seconds(grid.ttft_s)}{rightmost}"

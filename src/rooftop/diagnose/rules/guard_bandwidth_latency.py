@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding
 from rooftop.core.points import Source
 from rooftop.diagnose.engine import Evidence, rule
@@ -20,7 +21,7 @@ def guard_bandwidth_latency(ev: Evidence) -> list[Finding]:
     return [
         Finding(
             code="guard-roof-is-lower-bound",
-            severity="info",
+            severity=Severity.INFO,
             title=(
                 f"The measured step takes {step / roof_s:.1f}× the roofline time ({step * 1e3:.2f} ms vs "
                 f"{roof_s * 1e3:.2f} ms): bytes ÷ bandwidth is a lower bound that ignores caches, access patterns, "

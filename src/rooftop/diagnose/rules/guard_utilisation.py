@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding
 from rooftop.diagnose.engine import Evidence, rule
 
@@ -19,7 +20,7 @@ def guard_utilisation(ev: Evidence) -> list[Finding]:
     return [
         Finding(
             code="guard-utilisation-not-compute",
-            severity="info",
+            severity=Severity.INFO,
             title=(
                 f"The device was busy {busy:.0%} of the step, yet it is memory-bound: "
                 f"MFU {t.mfu:.1%}, MBU {t.mbu:.0%}. "

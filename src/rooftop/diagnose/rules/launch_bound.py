@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding
 from rooftop.diagnose.engine import Evidence, rule
 from rooftop.diagnose.remedies import CHECK_FIRST, REMEDIES
@@ -20,7 +21,7 @@ def launch_bound(ev: Evidence) -> list[Finding]:
     return [
         Finding(
             code="launch-bound-step",
-            severity="warn" if share >= GAP_SHARE_WARN else "info",
+            severity=Severity.WARN if share >= GAP_SHARE_WARN else Severity.INFO,
             title=(
                 f"{share:.0%} of the {ev.workload.get('phase')} step is time between operators "
                 f"({prof['gap_s'] * 1e3:.2f} ms of {prof['step_time_s'] * 1e3:.2f} ms): host / dispatch / launch, "

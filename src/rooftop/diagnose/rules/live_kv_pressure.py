@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding
 from rooftop.diagnose.engine import Evidence, rule
 from rooftop.diagnose.remedies import CHECK_FIRST, REMEDIES
@@ -23,7 +24,7 @@ def live_kv_pressure(ev: Evidence) -> list[Finding]:
     return [
         Finding(
             code="live-kv-pressure",
-            severity="critical" if preempted > 0 else "warn",
+            severity=Severity.CRITICAL if preempted > 0 else Severity.WARN,
             title=f"KV-cache pressure: {usage_text}, {preempted:.0f} preemptions in the window",
             bottleneck="kv-capacity",
             evidence={

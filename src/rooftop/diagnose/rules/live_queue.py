@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding
 from rooftop.diagnose.engine import Evidence, rule
 from rooftop.diagnose.remedies import CHECK_FIRST, REMEDIES
@@ -23,7 +24,7 @@ def live_queue(ev: Evidence) -> list[Finding]:
         return []
     if share is not None and share <= QUEUE_SHARE and waiting < 1:
         return []
-    severity = "critical" if share is not None and share > 0.5 else "warn"
+    severity = Severity.CRITICAL if share is not None and share > 0.5 else Severity.WARN
     share_text = f"queue {share:.0%} of end-to-end latency" if share is not None else "queue time not exposed"
     return [
         Finding(

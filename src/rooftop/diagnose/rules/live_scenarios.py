@@ -7,6 +7,7 @@ host launch/scheduling bubbles (D); /metrics cannot separate them, a trace can.
 
 from __future__ import annotations
 
+from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding
 from rooftop.diagnose.engine import Evidence, rule
 from rooftop.diagnose.remedies import CHECK_FIRST, REMEDIES
@@ -28,7 +29,7 @@ def live_scenarios(ev: Evidence) -> list[Finding]:
         out.append(
             Finding(
                 "live-decode-memory-bound",
-                "warn",
+                Severity.WARN,
                 f"Scenario A: decode is memory-bound (MBU {mbu['decode']:.0%}, MFU {mfu['decode']:.1%})",
                 "weight-bandwidth",
                 evidence,
@@ -40,7 +41,7 @@ def live_scenarios(ev: Evidence) -> list[Finding]:
         out.append(
             Finding(
                 "live-prefill-compute-bound",
-                "info",
+                Severity.INFO,
                 f"Scenario B: prefill is compute-bound (MFU {mfu['prefill']:.0%})",
                 "compute",
                 evidence,
@@ -56,7 +57,7 @@ def live_scenarios(ev: Evidence) -> list[Finding]:
         out.append(
             Finding(
                 "live-underutilised",
-                "warn",
+                Severity.WARN,
                 f"Scenario {'C' if tp > 1 else 'D'}: MFU {total_mfu:.1%} and MBU {total_mbu:.1%} while "
                 f"{running:.0f} requests run — the device waits (likely {likely}; take a trace to confirm)",
                 likely,

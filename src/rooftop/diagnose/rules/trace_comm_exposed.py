@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding
 from rooftop.diagnose.engine import Evidence, rule
 from rooftop.diagnose.remedies import CHECK_FIRST, REMEDIES
@@ -24,7 +25,7 @@ def trace_comm_exposed(ev: Evidence) -> list[Finding]:
     return [
         Finding(
             code="communication-exposed",
-            severity="critical" if share >= 0.3 else "warn",
+            severity=Severity.CRITICAL if share >= 0.3 else Severity.WARN,
             title=(
                 f"Collectives run {tl['nccl_s']:.3g} s, only {overlap:.0%} under compute: "
                 f"{exposed:.3g} s exposed ({share:.0%} of the span; mostly {top or 'unknown'})"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding
 from rooftop.diagnose.engine import Evidence, rule
 from rooftop.diagnose.remedies import CHECK_FIRST, REMEDIES
@@ -25,7 +26,7 @@ def trace_idle_gaps(ev: Evidence) -> list[Finding]:
     return [
         Finding(
             code="gpu-idle",
-            severity="critical" if share >= 0.5 else "warn",
+            severity=Severity.CRITICAL if share >= 0.5 else Severity.WARN,
             title=(
                 f"GPU idle {share:.0%} of the {tl['span_s']:.3g} s span; largest gap {tl['largest_gap_s'] * 1e3:.3g} ms"
                 + (f", mostly {cause}" if cause else "")

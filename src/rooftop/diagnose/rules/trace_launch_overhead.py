@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding
 from rooftop.diagnose.engine import Evidence, rule
 from rooftop.diagnose.remedies import CHECK_FIRST, REMEDIES
@@ -28,7 +29,7 @@ def trace_launch_overhead(ev: Evidence) -> list[Finding]:
     return [
         Finding(
             code="launch-overhead",
-            severity="warn",
+            severity=Severity.WARN,
             title=(
                 f"{short:.0%} of {tl['kernels']} kernels run shorter than their launch call "
                 f"(median kernel {median * 1e6:.3g} µs, median launch call {call_us:.3g} µs"
