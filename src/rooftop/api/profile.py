@@ -176,7 +176,7 @@ def fit_decode_model(
         samples.append(decode_model.Sample(points, shape.class_times_s, shape.step_s, shape.profiled_step_s))
     if len(samples) < 3:
         return None
-    return decode_model.fit(samples, roofs.peak(dtype), roofs.bandwidth("hbm"))
+    return decode_model.fit(samples, roofs.peak(dtype), roofs.bandwidth("hbm")).to_dict()  # the cached form
 
 
 def _decode_workload(dtype: str, batch: int, context: int) -> Workload:

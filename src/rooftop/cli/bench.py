@@ -150,25 +150,23 @@ def _write(run: Any, live: Any, target: Any, csv_path: str | None, output: str |
 
 def _target(url: str, served_model: str | None, chat: bool, ignore_eos: bool) -> Any:
     from rooftop.api.bench import served_model_name
-    from rooftop.errors import TelemetryError
+    from rooftop.cli.flags import hint
     from rooftop.serving.loadgen.runner import Target
 
     base = url.removesuffix("/metrics")
     if not served_model:
-        try:
+        with hint("pass --served-model"):
             served_model = served_model_name(base)
-        except TelemetryError as exc:
-            raise TelemetryError(f"{exc}; pass --served-model") from None
     return Target(base, served_model, chat=chat, ignore_eos=ignore_eos)
 
 
 def _requests(dataset: str | None, n: int, prompt_len: str, output_len: str, chat: bool, seed: int) -> list[Any]:
     from rooftop.serving.loadgen import prompts
 
-    out_lengths = prompts.parse_lengths(output_len, "output-len")
+    out_lengths = prompts.parse_lengths(output_len, "--output-len")
     if dataset:
         return prompts.dataset(dataset, n, out_lengths, chat, seed)
-    return prompts.synthetic(n, prompts.parse_lengths(prompt_len, "prompt-len"), out_lengths, chat, seed)
+    return prompts.synthetic(n, prompts.parse_lengths(prompt_len, "--prompt-len"), out_lengths, chat, seed)
 
 
 def _schedule(trace: str | None, n: int, kind: str, burstiness: float, seed: int) -> Any:

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from rooftop.cli.flags import flag
 from rooftop.core.artifact import Result
 from rooftop.core.jsonenc import dumps
 
@@ -100,7 +101,8 @@ class WatchLoop:
         if export_addr:
             from rooftop.serving.exporter import Exporter
 
-            self.exporter = Exporter(export_addr)
+            with flag("--export"):
+                self.exporter = Exporter(export_addr)
             click.echo(
                 f"rooftop: exporting rooftop_* gauges on http://{self.exporter.host}:{self.exporter.port}/metrics",
                 err=True,
