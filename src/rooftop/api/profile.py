@@ -21,6 +21,7 @@ from rooftop.core.points import Phase, RooflinePoint
 from rooftop.core.roofs import Roofs
 from rooftop.core.workload import Workload
 from rooftop.diagnose.engine import Evidence, diagnose
+from rooftop.diagnose.evidence import ProfileEvidence
 from rooftop.errors import MeasurementError
 from rooftop.measure import cache, calibrate, decode_model
 from rooftop.measure.points import measured_points, step_summary
@@ -219,7 +220,7 @@ def _result(
         }
     }
     points = tuple(measured) + analytic.points
-    findings = diagnose(Evidence(points, roofs, totals, analytic.workload, extra))
+    findings = diagnose(Evidence(points, roofs, totals, analytic.workload, ProfileEvidence.from_dict(extra["profile"])))
     return Result(
         workload=analytic.workload,
         points=points,

@@ -12,6 +12,7 @@ from rooftop.core.points import Phase, RooflinePoint, Source
 from rooftop.core.roofs import Roofs
 from rooftop.core.totals import Totals
 from rooftop.diagnose.engine import Evidence, diagnose
+from rooftop.diagnose.evidence import LiveEvidence, LiveUtilisation
 from rooftop.serving.watch import Observation, Window
 
 LATENCIES = ("ttft_s", "itl_s", "tpot_s", "e2e_s", "queue_s", "prefill_s", "decode_s", "inference_s")
@@ -98,26 +99,24 @@ def _summary(w: Window, gauges: dict[str, float], lat: dict[str, Any]) -> dict[s
     }
 
 
-def analyse_window(
-    w: Window, live: LiveModel | None, include_cached: bool = True, extra: dict[str, Any] | None = None
-) -> tuple[dict[str, Any], Result]:
+def analyse_window(w: Window, live: LiveModel | None, include_cached: bool = True) -> tuple[dict[str, Any], Result]:
     """A window → (the watch summary dict, a Result with live points, totals and findings)."""
     gauges = dict(w.gauges)
     lat = latency(w)
     summary = _summary(w, gauges, lat)
     pts: tuple[RooflinePoint, ...] = ()
     tot = None
-    live_ev: dict[str, Any] = {"gauges": gauges, "latency": lat, "deltas": w.deltas, "interval_s": w.interval_s}
-    live_ev.update(extra or {})
+    utilisation = None
     if live is not None:
         acc = account(w, live, include_cached)
         plain = acc.to_dict()
         summary.update(mfu=plain["mfu"], mbu=plain["mbu"], accounting=plain)
         pts, tot = points(w, acc, live), totals(w, acc, live)
-        live_ev["accounting"] = plain
+        utilisation = LiveUtilisation(plain["mfu"], plain["mbu"], acc.batch, acc.mean_prompt_tokens)
     roofs = live.roofs if live else NO_ROOFS
     tp = live.base.tp if live else 1
-    findings = diagnose(Evidence(pts, roofs, tot, {"engine": w.engine, "tp": tp}, {"live": live_ev}))
+    live_ev = LiveEvidence(gauges, w.deltas, lat, w.interval_s, utilisation)
+    findings = diagnose(Evidence(pts, roofs, tot, {"engine": w.engine, "tp": tp}, live=live_ev))
     summary["findings"] = [f.to_dict() for f in findings]
     result = Result(
         workload={"engine": w.engine, "source": w.source, "window_s": w.interval_s},

@@ -13,9 +13,8 @@ RATIO = 1.3
 @rule
 def guard_bandwidth_latency(ev: Evidence) -> list[Finding]:
     """Measured step ≥ 1.3× the roofline time of the same workload: the roof is a lower bound only."""
-    prof = ev.extra.get("profile") or {}
     roof_s = sum(p.time_s or 0.0 for p in ev.points if p.source is Source.ANALYTIC)
-    step = prof.get("step_time_s")
+    step = ev.profile.step_time_s if ev.profile else None
     if not step or roof_s <= 0 or step / roof_s < RATIO:
         return []
     return [

@@ -10,11 +10,11 @@ from rooftop.diagnose.engine import Evidence, rule
 @rule
 def guard_utilisation(ev: Evidence) -> list[Finding]:
     """A busy device (few gaps) whose measured step is memory-bound: busy is not compute-bound."""
-    prof = ev.extra.get("profile") or {}
+    prof = ev.profile
     t = ev.totals
-    if not prof or t is None or not t.bound.startswith("memory"):
+    if prof is None or t is None or not t.bound.is_memory:
         return []
-    busy = 1.0 - float(prof.get("gap_share", 1.0))
+    busy = 1.0 - (prof.gap_share if prof.gap_share is not None else 1.0)
     if busy < 0.7:
         return []
     return [

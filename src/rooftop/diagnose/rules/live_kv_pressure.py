@@ -13,11 +13,11 @@ HIGH_USAGE = 0.9
 @rule
 def live_kv_pressure(ev: Evidence) -> list[Finding]:
     """KV usage ≥ 90 % or any preemption in the window."""
-    live = ev.extra.get("live")
-    if not live:
+    live = ev.live
+    if live is None:
         return []
-    usage = live["gauges"].get("kv_usage")
-    preempted = live["deltas"].get("preemptions", 0.0)
+    usage = live.gauges.get("kv_usage")
+    preempted = live.deltas.get("preemptions", 0.0)
     if not ((usage is not None and usage >= HIGH_USAGE) or preempted > 0):
         return []
     usage_text = f"KV cache {usage:.0%} full" if usage is not None else "KV usage not exposed"
@@ -30,7 +30,7 @@ def live_kv_pressure(ev: Evidence) -> list[Finding]:
             evidence={
                 "kv_usage": usage,
                 "preemptions": preempted,
-                "requests_running": live["gauges"].get("requests_running"),
+                "requests_running": live.gauges.get("requests_running"),
             },
             remedies=REMEDIES["kv-capacity"],
             check_first=CHECK_FIRST["kv-capacity"],

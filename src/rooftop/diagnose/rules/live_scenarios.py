@@ -18,12 +18,12 @@ LOW = 0.10
 @rule
 def live_scenarios(ev: Evidence) -> list[Finding]:
     """Name scenario A, B or C/D for a live window with accounting."""
-    live = ev.extra.get("live")
-    acc = (live or {}).get("accounting")
-    if not acc:
+    live = ev.live
+    acc = live.utilisation if live else None
+    if live is None or acc is None:
         return []
-    mfu, mbu = acc["mfu"], acc["mbu"]
-    evidence = {"mfu": mfu, "mbu": mbu, "batch": acc["batch"], "mean_prompt_tokens": acc["mean_prompt_tokens"]}
+    mfu, mbu = acc.mfu, acc.mbu
+    evidence = {"mfu": mfu, "mbu": mbu, "batch": acc.batch, "mean_prompt_tokens": acc.mean_prompt_tokens}
     out = []
     if (mbu.get("decode") or 0) > 0.75 and (mfu.get("decode") or 0) < 0.05:
         out.append(
@@ -49,7 +49,7 @@ def live_scenarios(ev: Evidence) -> list[Finding]:
                 CHECK_FIRST["compute"],
             )
         )
-    running = (live or {})["gauges"].get("requests_running", 0.0)
+    running = live.gauges.get("requests_running", 0.0)
     total_mfu, total_mbu = mfu.get("total"), mbu.get("total")
     if running > 0 and total_mfu is not None and total_mbu is not None and total_mfu < LOW and total_mbu < LOW:
         tp = ev.workload.get("tp", 1)
