@@ -38,15 +38,16 @@ def test_bench_one_puts_the_engine_view_beside_the_client() -> None:
         done = lambda _rec: setattr(stub, "metrics", vllm_text(132, 70))  # noqa: E731
         level = bench_one(target, reqs, arrivals(4, 100.0), SLO(ttft_s=1.0), None, LoadOptions(10), done, 100.0)
         summary, result, records = level.summary, level.result, level.records
-        assert summary["requests"] == 4 and summary["failed"] == 0 and len(records) == 4 and level.rate == 100.0
-        assert summary["goodput_rps"] > 0 and summary["output_tokens"] == 20
-        engine = summary["engine"]
+        assert summary.requests == 4 and summary.failed == 0 and len(records) == 4 and level.rate == 100.0
+        assert summary.goodput_rps > 0 and summary.output_tokens == 20
+        engine = level.engine
+        assert engine is not None
         assert engine["engine"] == "vllm" and engine["samples"]["generation_tokens"] == 70
         assert engine["rates"]["generation_tokens_per_s"] > 0  # 20 tokens over the window
         assert result.workload["requests"] == 4 and result.extra["bench"]["completed"] == 4
         stub.mode = "garbage"  # /metrics answers HTML; completions still stream
         level = bench_one(target, reqs, arrivals(4, 100.0), SLO(), None, LoadOptions(10))
-        assert level.summary["failed"] == 0 and level.engine is not None
+        assert level.summary.failed == 0 and level.engine is not None
         assert f"{stub.url}/metrics" in level.engine["error"]
         level = bench_one(target, reqs, arrivals(4, 100.0), SLO(), None, LoadOptions(10, scrape=False))
         assert level.engine is None

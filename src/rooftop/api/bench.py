@@ -24,6 +24,7 @@ from rooftop.errors import RooftopError, TelemetryError
 from rooftop.serving.loadgen.client import RequestRecord
 from rooftop.serving.loadgen.prompts import Request
 from rooftop.serving.loadgen.runner import Target
+from rooftop.serving.loadgen.summary import BenchSummary
 
 Offsets = NDArray[np.float64]
 OnDone = Callable[[RequestRecord], None]
@@ -42,18 +43,17 @@ class LoadOptions:
 
 @dataclass(frozen=True)
 class Level:
-    """One load level: the client's summary (with the engine's view under ``engine``), its Result, its records."""
+    """One load level: the client's summary, the engine's own view, the level's Result and its records."""
 
     rate: float  # req/s offered; NaN when the send times come from a trace
-    summary: dict[str, Any]
+    summary: BenchSummary
+    engine: dict[str, Any] | None  # watch's JSON object; {"error": …} when unreadable; None unscraped
     result: Result
     records: tuple[RequestRecord, ...]
 
-    @property
-    def engine(self) -> dict[str, Any] | None:
-        """The engine's own view (watch's JSON object), ``{"error": …}`` when unreadable, None unscraped."""
-        engine: dict[str, Any] | None = self.summary.get("engine")
-        return engine
+    def to_dict(self) -> dict[str, Any]:
+        """The client's summary with the engine's view under ``engine`` (the `bench --json` object)."""
+        return {**self.summary.to_dict(), "engine": self.engine}
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ class BenchRun:
 
     def runs(self) -> list[dict[str, Any]]:
         """One JSON object per level: rate (None for a trace), labels, then the summary."""
-        return [{"rate": None if math.isnan(lv.rate) else lv.rate, **self.labels, **lv.summary} for lv in self.levels]
+        return [{"rate": None if math.isnan(lv.rate) else lv.rate, **self.labels, **lv.to_dict()} for lv in self.levels]
 
     def document(self) -> dict[str, Any]:
         """The `bench --json` object: the one level, or {"runs", "sweep"} (knee and best goodput)."""
@@ -157,13 +157,12 @@ def bench_one(
     if before is not None:
         engine, window_res = _engine_after(target, before, live)
         res = window_res or res
-    summary["engine"] = engine
     res = replace(
         res,
         workload={**res.workload, "target": target.url, "requests": len(requests)},
-        extra={**res.extra, "bench": {k: v for k, v in summary.items() if k != "engine"}},
+        extra={**res.extra, "bench": summary.to_dict()},
     )
-    return Level(rate, summary, res, tuple(result.records))
+    return Level(rate, summary, engine, res, tuple(result.records))
 
 
 def run_levels(
