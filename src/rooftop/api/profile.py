@@ -82,7 +82,7 @@ def check_memory(spec: ModelSpec, req: ProfileRequest, roofs: Roofs) -> None:
             f"{spec.name} at batch {req.batch} × {longest} tokens in {req.dtype} needs "
             f"{need / 2**30:.1f} GiB (weights {b.weights_bytes / 2**30:.1f}, KV {float(b.kv_cache_bytes) / 2**30:.1f}, "
             f"activations {float(b.activation_bytes) / 2**30:.1f}) but {req.device} has {b.usable_bytes / 2**30:.1f} "
-            "GiB usable; lower --batch/--prompt/--context or pick a smaller model"
+            "GiB usable; lower the batch, prompt or context, or pick a smaller model"
         )
 
 
