@@ -9,6 +9,7 @@ from rooftop.api.analyze import analyze_one
 from rooftop.core.points import Phase
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, Roofs
 from rooftop.core.workload import Workload
+from rooftop.errors import MeasurementError
 from rooftop.measure import decode_model as dm
 from rooftop.measure.sweep import SHAPES
 from rooftop.models.presets import load_preset
@@ -119,5 +120,5 @@ def test_the_cached_json_keeps_its_keys_and_reads_back():
     # an older cache without per_token_s (before the per-token overhead existed) reads as 0
     old = {**data, "residual": {"const_s": 1e-3, "kv": 2.0, "fresh": 0.0}}
     assert dm.DecodeModel.from_dict(old).residual.per_token_s == 0.0
-    with pytest.raises(ValueError, match="schema"):
+    with pytest.raises(MeasurementError, match="schema 'rooftop.decode-model/2'"):
         dm.DecodeModel.from_dict({**data, "schema": "rooftop.decode-model/2"})

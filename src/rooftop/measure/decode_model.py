@@ -37,6 +37,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from rooftop.core.points import RooflinePoint
+from rooftop.errors import MeasurementError
 
 SCHEMA = "rooftop.decode-model/1"
 FRESH_PAGES_BYTES = 32 * 2**20  # glibc DEFAULT_MMAP_THRESHOLD_MAX on 64-bit
@@ -203,9 +204,11 @@ class DecodeModel:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DecodeModel:
-        """Read the cached form back (a cache of another schema raises ValueError)."""
+        """Read the cached form back (a cache of another schema is refused with one clear line)."""
         if data.get("schema", SCHEMA) != SCHEMA:
-            raise ValueError(f"decode model of schema {data.get('schema')!r}, expected {SCHEMA}")
+            raise MeasurementError(
+                f"cached decode model of schema {data.get('schema')!r}, this rooftop reads {SCHEMA}; profile again"
+            )
         r = data["residual"]
         left = data.get("left_out")
         return cls(
