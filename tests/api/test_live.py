@@ -11,9 +11,7 @@ import pytest
 
 from rooftop.api.live import Tokens, account
 from rooftop.api.live_model import LiveModel
-from tests.api.live_fixtures import ATTN_PER_PAIR, HBM, LINEAR, LM_HEAD, PEAK_FP32, tiny, win
-
-__all__ = ["tiny"]  # the fixture
+from tests.api.live_fixtures import ATTN_PER_PAIR, HBM, LINEAR, LM_HEAD, PEAK_FP32, win
 
 
 def test_per_token_costs_by_hand(tiny: LiveModel) -> None:

@@ -10,10 +10,8 @@ from rooftop.api.window import analyse_window, live_run, points, since_start, sn
 from rooftop.core.points import Phase, Source
 from rooftop.serving.exposition import parse
 from rooftop.serving.watch import observe
-from tests.api.live_fixtures import tiny, win
+from tests.api.live_fixtures import win
 from tests.serving.test_watch import vllm_text
-
-__all__ = ["tiny"]  # the fixture
 
 
 def test_points_and_totals(tiny: LiveModel) -> None:
