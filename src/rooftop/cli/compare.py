@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 
 import click
@@ -13,6 +12,7 @@ from rich.table import Table
 from rooftop.api.compare import Comparison, compare
 from rooftop.cli.flags import hint
 from rooftop.core import artifact
+from rooftop.core.jsonenc import dumps
 from rooftop.units import seconds, si
 
 
@@ -91,6 +91,6 @@ def compare_command(before: str, after: str, force: bool, as_json: bool) -> None
     with hint("pass --force to compare anyway"):
         cmp = compare(artifact.load(before), artifact.load(after), force=force, names=(before, after))
     if as_json:
-        click.echo(json.dumps(cmp.to_dict(), indent=1))
+        click.echo(dumps(cmp.to_dict(), indent=1))
     else:
         render_comparison(cmp, Console())
