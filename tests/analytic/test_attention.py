@@ -1,6 +1,6 @@
 import pytest
 
-from rooftop.analytic.attention import attn_score, attn_value, kv_append, pairs, softmax
+from rooftop.analytic.ops.attention import attn_score, attn_value, kv_append, pairs, softmax
 
 COMMON = {"heads": 32.0, "act_bytes": 2.0}
 

@@ -1,6 +1,6 @@
 import pytest
 
-from rooftop.analytic.collectives import all_reduce
+from rooftop.analytic.ops.collectives import all_reduce
 
 
 def test_ring_all_reduce_bytes():

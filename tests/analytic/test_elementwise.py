@@ -1,6 +1,6 @@
 import pytest
 
-from rooftop.analytic.elementwise import activation, activation_flops_per_elt, embedding, norm
+from rooftop.analytic.ops.elementwise import activation, activation_flops_per_elt, embedding, norm
 
 
 def test_rmsnorm_hand_arithmetic():
@@ -27,7 +27,7 @@ def test_gated_activation_reads_gate_and_up():
 
 def test_activation_consumes_what_up_proj_produces():
     # LLM-Viewer's bug: costing the MLP activation on hidden_size elements. Ours reads the intermediate width.
-    from rooftop.analytic.gemm import gemm
+    from rooftop.analytic.ops.gemm import gemm
 
     up = gemm(tokens=8, k=4096, n=11008, weight_bytes_per_elt=2, act_bytes_per_elt=2)
     act = activation(tokens=8, width=11008, activation="silu", gated=True, act_bytes=2.0)

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from rooftop.analytic.gemm import expected_experts, gemm, grouped_gemm, weight_bytes
+from rooftop.analytic.ops.gemm import expected_experts, gemm, grouped_gemm, weight_bytes
 
 
 def test_gemm_small_hand_arithmetic():

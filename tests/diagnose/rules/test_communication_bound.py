@@ -1,4 +1,5 @@
 from rooftop.core.points import Phase
+from rooftop.diagnose.rules.communication_bound import communication_bound
 
 
 def test_tp8_decode_on_pcie_class_link_is_communication_bound(result_of, codes):
@@ -7,3 +8,8 @@ def test_tp8_decode_on_pcie_class_link_is_communication_bound(result_of, codes):
     r = result_of(model="llama-3.1-70b", hardware="h100-pcie", phase=Phase.DECODE, batch=256, context=512, tp=8)
     assert "communication-bound" in codes(r)
     assert "communication-bound" not in codes(result_of(phase=Phase.DECODE, batch=1, context=512, tp=1))
+
+
+def test_communication_bound_without_totals_finds_nothing(evidence):
+    # a rule never raises on missing data: no step totals, no finding
+    assert communication_bound(evidence()) == []

@@ -10,13 +10,14 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from rooftop.analytic.cost import OpCost, register
+from rooftop.analytic.cost import OpCost
+from rooftop.analytic.registry import OpKind, register
 
 NORM_FLOPS_PER_ELT = {"rms": 4.0, "layer": 7.0}
 ACT_FLOPS_PER_ELT = {"silu": 4.0, "gelu": 8.0}
 
 
-@register("norm")
+@register(OpKind.NORM)
 def norm(tokens: ArrayLike, width: int, kind: str, act_bytes: float) -> OpCost:
     """Y = norm(x) over ``width`` features: reads x and the weight, writes y."""
     t = np.asarray(tokens, dtype=np.float64)
@@ -35,7 +36,7 @@ def activation_flops_per_elt(activation: str) -> float:
     return ACT_FLOPS_PER_ELT["gelu" if "gelu" in activation else "silu"]
 
 
-@register("activation")
+@register(OpKind.ACTIVATION)
 def activation(tokens: ArrayLike, width: ArrayLike, activation: str, gated: bool, act_bytes: float) -> OpCost:
     """act(gate) ⊙ up (gated) or act(x): reads 2 (or 1) inputs of ``width``, writes 1."""
     t = np.asarray(tokens, dtype=np.float64)
@@ -49,7 +50,7 @@ def activation(tokens: ArrayLike, width: ArrayLike, activation: str, gated: bool
     )
 
 
-@register("embedding")
+@register(OpKind.EMBEDDING)
 def embedding(tokens: ArrayLike, width: int, weight_bytes_per_elt: float, act_bytes: float, tables: int = 1) -> OpCost:
     """Gather one row per token from ``tables`` embedding tables (GPT-2 adds learned positions)."""
     t = np.asarray(tokens, dtype=np.float64)

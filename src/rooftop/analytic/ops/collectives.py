@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from rooftop.analytic.cost import OpCost, register
+from rooftop.analytic.cost import OpCost
+from rooftop.analytic.registry import OpKind, register
 
 
-@register("all_reduce")
+@register(OpKind.ALL_REDUCE)
 def all_reduce(tokens: ArrayLike, width: int, act_bytes: float, tp: int) -> OpCost:
     """Ring all-reduce of a [tokens, width] activation across ``tp`` GPUs.
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from rooftop.analytic.cost import Array, OpCost, register
+from rooftop.analytic.cost import Array, OpCost
+from rooftop.analytic.registry import OpKind, register
 
 SOFTMAX_FLOPS_PER_ELT = 5.0  # max, subtract, exp, sum, divide (exp counted as one)
 
@@ -30,7 +31,7 @@ def pairs(new: ArrayLike, past: ArrayLike, causal: bool) -> Array:
     return q * p + q * (q + 1) / 2 if causal else q * (p + q)
 
 
-@register("attn_score")
+@register(OpKind.ATTN_SCORE)
 def attn_score(
     batch: ArrayLike,
     new: ArrayLike,
@@ -59,7 +60,7 @@ def attn_score(
     )
 
 
-@register("softmax")
+@register(OpKind.SOFTMAX)
 def softmax(
     batch: ArrayLike, new: ArrayLike, past: ArrayLike, heads: float, act_bytes: float, impl: str, causal: bool
 ) -> OpCost:
@@ -71,7 +72,7 @@ def softmax(
     return OpCost(flops=SOFTMAX_FLOPS_PER_ELT * elements, act_in_bytes=stored, act_out_bytes=stored, unit="vector")
 
 
-@register("attn_value")
+@register(OpKind.ATTN_VALUE)
 def attn_value(
     batch: ArrayLike,
     new: ArrayLike,
@@ -102,7 +103,7 @@ def attn_value(
     )
 
 
-@register("kv_append")
+@register(OpKind.KV_APPEND)
 def kv_append(tokens: ArrayLike, elements_per_token: float, act_bytes: float, kv_bytes: float) -> OpCost:
     """Write this step's K and V (or MLA latent) into the cache: reads activations, writes KV."""
     t = np.asarray(tokens, dtype=np.float64)

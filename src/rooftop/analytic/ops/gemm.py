@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from rooftop.analytic.cost import Array, OpCost, register
+from rooftop.analytic.cost import Array, OpCost
+from rooftop.analytic.registry import OpKind, register
 
 QUANT_SCALE_BYTES = 2.0  # one fp16 scale per group for weight-only int8/int4/fp4 (W8A16, W4A16)
 
@@ -20,7 +21,7 @@ def weight_bytes(k: float, n: float, weight_bytes_per_elt: float, group_size: in
     return k * n * weight_bytes_per_elt + scales
 
 
-@register("gemm")
+@register(OpKind.GEMM)
 def gemm(
     tokens: ArrayLike,
     k: int,
@@ -57,7 +58,7 @@ def expected_experts(tokens: ArrayLike, experts: int, top_k: int) -> Array:
     return experts * (1.0 - (1.0 - top_k / experts) ** t)
 
 
-@register("grouped_gemm")
+@register(OpKind.GROUPED_GEMM)
 def grouped_gemm(
     tokens: ArrayLike,
     k: int,
