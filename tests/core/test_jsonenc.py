@@ -48,6 +48,22 @@ def test_the_layout_is_json_dumps_byte_for_byte(doc: object) -> None:
     assert dumps(doc) == json.dumps(doc, allow_nan=False)
 
 
+class Version(str):
+    """Like torch.__version__ (TorchVersion): a str subclass."""
+
+
+class Count(int):
+    pass
+
+
+def test_subclasses_of_str_and_int_are_written_as_their_base() -> None:
+    assert dumps({"torch": Version("2.13.0+cpu"), "n": Count(3)}) == '{"torch": "2.13.0+cpu", "n": 3}'
+
+
+def test_keys_that_are_not_strings_are_written_as_text() -> None:
+    assert dumps({1: "a", 2.5: "b", (1, 2): "c", None: "d"}) == '{"1": "a", "2.5": "b", "(1, 2)": "c", "None": "d"}'
+
+
 def test_an_unknown_object_is_refused() -> None:
     with pytest.raises(NotImplementedError, match="cannot write object"):
         to_plain({"x": object()})

@@ -14,6 +14,11 @@ from typing import Any
 
 
 def _hook(obj: Any) -> Any:
+    if obj is None or isinstance(obj, tuple):  # only as a dict key (as values msgspec writes them itself)
+        return str(obj)
+    for base in (str, int, float):  # subclasses msgspec does not take (torch.__version__ is a str subclass)
+        if isinstance(obj, base):
+            return base(obj)
     if hasattr(obj, "tolist") and callable(obj.tolist):  # numpy array or scalar
         return obj.tolist()
     if hasattr(obj, "item") and callable(obj.item):
