@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -10,7 +9,9 @@ from typing import Any
 
 import click
 
+from rooftop.cli.flags import flag
 from rooftop.core.artifact import Result
+from rooftop.core.jsonenc import dumps
 
 
 def _pct(x: float | None) -> str:
@@ -79,21 +80,6 @@ def _ms(x: float | None) -> float | None:
     return x * 1e3 if x is not None else None
 
 
-def _finite(obj: Any) -> Any:
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_finite(v) for v in obj]
-    return obj
-
-
-def strict_dumps(obj: Any, indent: int | None = None) -> str:
-    """JSON with NaN and ±inf as null: stdout stays valid JSON (jq rejects NaN/Infinity)."""
-    return json.dumps(_finite(obj), indent=indent, allow_nan=False)
-
-
 class WatchLoop:
     """Glue between the Watcher (serving), the live accounting (api) and the terminal/exporter."""
 
@@ -115,7 +101,8 @@ class WatchLoop:
         if export_addr:
             from rooftop.serving.exporter import Exporter
 
-            self.exporter = Exporter(export_addr)
+            with flag("--export"):
+                self.exporter = Exporter(export_addr)
             click.echo(
                 f"rooftop: exporting rooftop_* gauges on http://{self.exporter.host}:{self.exporter.port}/metrics",
                 err=True,
@@ -126,7 +113,7 @@ class WatchLoop:
         self.seen_events = 0
 
     def _handle(self, windows: list[Any]) -> list[dict[str, Any]]:
-        from rooftop.api.serve import analyse_window, snapshot_summary
+        from rooftop.api.window import analyse_window, snapshot_summary
 
         out = []
         for w in windows:
@@ -151,7 +138,7 @@ class WatchLoop:
 
     def once(self) -> None:
         """One snapshot per source: counters since the engine started (no rates)."""
-        from rooftop.api.serve import since_start
+        from rooftop.api.window import since_start
 
         self.watcher.poll()
         windows = [since_start(st.last) for st in self.watcher.state.values() if st.last is not None]
@@ -163,7 +150,7 @@ class WatchLoop:
         for e in self._events():
             click.echo(f"rooftop: warning: {e.get('error', e['event'])}", err=True)
         if self.as_json:
-            click.echo(strict_dumps(summaries[0] if len(summaries) == 1 else {"sources": summaries}, indent=1))
+            click.echo(dumps(summaries[0] if len(summaries) == 1 else {"sources": summaries}, indent=1))
         else:
             for s in summaries:
                 click.echo(one_line(s))
@@ -176,10 +163,10 @@ class WatchLoop:
 
             def emit(windows: list[Any]) -> None:
                 for s in self._handle(windows):
-                    click.echo(strict_dumps(s) if self.as_json else one_line(s))
+                    click.echo(dumps(s) if self.as_json else one_line(s))
                 for e in self._events():
                     click.echo(
-                        strict_dumps(e)
+                        dumps(e)
                         if self.as_json
                         else f"rooftop: {e['source']}: {e['event']} {e.get('error', '')} {e.get('gap_s', '')}".rstrip(),
                         err=not self.as_json,
@@ -202,7 +189,7 @@ class WatchLoop:
     def close(self, output: str | None) -> None:
         """Write the artifact (if asked) and stop the exporter."""
         if output:
-            from rooftop.api.serve import live_run
+            from rooftop.api.window import live_run
             from rooftop.core import artifact
 
             run = live_run("watch", self.results, self.live, {"sources": self.watcher.sources})
