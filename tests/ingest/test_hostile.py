@@ -141,7 +141,7 @@ def test_gzip_bomb_with_one_huge_name_fails_fast(tmp_path: Path) -> None:
     (tmp_path / "c.json.gz").write_bytes(body + compressor.compress(b'{"ph":"i"}]}') + compressor.flush())
     with pytest.raises(TraceFormatError, match=r"inflates past [\d,]+ bytes \(64x its size\)"):
         read_trace(tmp_path / "c.json.gz")
-    assert time.monotonic() - started < 20
+    assert time.monotonic() - started < 60  # minutes before; seconds on an idle core
 
 
 @pytest.mark.parametrize("opener", ["[", '{"a":'])
@@ -156,3 +156,10 @@ def test_nesting_deeper_than_1000_levels(tmp_path: Path, opener: str) -> None:
     big = '{"traceEvents": [' + ",".join([json.dumps(kernel(0, 1, 1))] * 30000) + "," + deep + "]}"
     (tmp_path / "b.json").write_bytes(gzip.compress(big.encode()))
     assert read_trace(tmp_path / "b.json").gpu.ts_us.size == 30000  # chunked reader: RecursionError -> ijson
+
+
+def test_roofline_section_alone_says_why_nothing_is_imported() -> None:
+    # "nothing to import ()" before
+    path = data_path("ncu-csv-llm-perf-opt", "kernel_0005.ncu.section_SpeedOfLight_RooflineChart.csv")
+    with pytest.raises(TraceFormatError, match=r"roofs only \(an ncu roofline section\)"):
+        import_path(path)

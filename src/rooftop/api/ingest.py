@@ -128,6 +128,8 @@ def import_path(path: str | Path, roofs: Roofs | None = None, progress: Progress
         implied = implied or found
         if result is not None:
             results.append(result)
+        elif not folder:
+            skipped[file.name] = "roofs only (an ncu roofline section): import it with its kernels' metrics CSV"
     if not results:
         raise TraceFormatError(f"{path}: nothing to import ({'; '.join(f'{k}: {v}' for k, v in skipped.items())})")
     kinds = sorted({kind for _, kind in files})

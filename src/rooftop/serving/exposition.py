@@ -71,11 +71,25 @@ def parse(text: str, time_s: float, source: str = "") -> Snapshot:
                 if sample is not None:
                     samples.append(sample)
     except (ValueError, TypeError, IndexError, KeyError) as exc:
-        detail = str(exc)[:120] or type(exc).__name__
+        where = _bad_line(text)
+        detail = f"{where}: {str(exc)[:80]}" if str(exc) and where else where or str(exc)[:120] or type(exc).__name__
         raise TelemetryError(f"{source or 'exposition'}: not Prometheus text format ({detail})") from exc
     if not samples and text.strip() and not all(ln.startswith("#") for ln in text.strip().splitlines()):
         raise TelemetryError(f"{source or 'exposition'}: no metric samples found")
     return Snapshot(unique(samples, source), time_s, source, types)
+
+
+def _bad_line(text: str, max_lines: int = 20000) -> str:
+    """'line N: <text>' of the first line the parser refuses on its own (the parser does not say), or ''."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    for i, line in enumerate(text.splitlines()[:max_lines], 1):
+        try:
+            for _ in text_string_to_metric_families(line + "\n"):
+                pass
+        except (ValueError, TypeError, IndexError, KeyError):
+            return f"line {i}: {line[:60]!r}"
+    return ""
 
 
 def _series(sample: Sample) -> str:
