@@ -48,7 +48,7 @@ def run_case(case: Case, folder: Path, server: HostileServer, in_process: bool =
     """Write the case's files, run it, classify it (partial outputs after a failure are wrong)."""
     folder.mkdir(parents=True, exist_ok=True)
     for name, data in case.files.items():
-        (folder / name).write_bytes(data)
+        (folder / name).write_bytes(data.replace(b"{dir}", str(folder).encode()))
     if case.route is not None:
         server.route = case.route
     args = [_fill(a, folder, server.url) for a in case.args]
@@ -124,7 +124,12 @@ def _surface(
             shutil.rmtree(folder, ignore_errors=True)
             shutil.rmtree(root / name / f"{i}-sub", ignore_errors=True)
 
-    one()
+    try:
+        one()
+    except Exception as exc:  # a runner failure (e.g. Hypothesis' own checks) keeps what was counted
+        tally.examples.setdefault("runner", []).append(
+            f"stopped after {tally.tried}: {type(exc).__name__}: {exc}"[:300]
+        )
     tally.seconds = time.monotonic() - started
     return tally
 

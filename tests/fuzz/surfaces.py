@@ -82,7 +82,7 @@ def json_mutation(draw: Any, doc: Any, focus: str = "") -> Any:
         parent, key = nodes[draw(st.integers(0, len(nodes) - 1))]
         action = draw(st.sampled_from(["replace", "replace", "replace", "delete", "wrap", "copy"]))
         if action == "replace":
-            parent[key] = draw(st.sampled_from(HOSTILE_JSON))
+            parent[key] = copy.deepcopy(draw(st.sampled_from(HOSTILE_JSON)))  # never share the pool's lists
         elif action == "delete":
             if isinstance(parent, dict):
                 del parent[key]
@@ -279,12 +279,28 @@ def prom_text(draw: Any) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
+@cache
+def _log_record() -> Any:
+    """One real observation line of a watch --log (the vLLM fixture, observed)."""
+    from rooftop.serving.sources import read_file
+    from rooftop.serving.watch import observe
+
+    return observe(read_file(DATA / "serving" / "vllm_cpu_0.32_live.prom"), "{dir}/m.prom").to_json()
+
+
 @st.composite
 def metrics_case(draw: Any) -> Case:
     data = draw(prom_text())
     if draw(st.integers(0, 4)) == 0:
         data = draw(byte_mutation(data))
-    return Case("metrics", ["watch", "{dir}/m.prom", "--once", "--json"], {"m.prom": data})
+    files = {"m.prom": data}
+    args = ["watch", "{dir}/m.prom", "--once", "--json"]
+    if draw(st.integers(0, 3)) == 0:  # resume from a log with hostile lines
+        record = json.loads(json.dumps(_log_record()).replace("{dir}", "__DIR__"))
+        lines = [_render_json(draw(json_mutation(record))) for _ in range(draw(st.integers(1, 3)))]
+        files["w.jsonl"] = b"\n".join(lines).replace(b"__DIR__", b"{dir}") + b"\n"
+        args += ["--log", "{dir}/w.jsonl"]
+    return Case("metrics", args, files)
 
 
 PROM_API_SHAPES: list[Any] = [[], {"resultType": "vector", "result": {"a": 1}}, {"resultType": "matrix", "result": []},
@@ -323,7 +339,8 @@ def watch_route(draw: Any) -> tuple[Route, list[str]]:
 @st.composite
 def watch_case(draw: Any) -> Case:
     route, extra = draw(watch_route())
-    return Case("watch", ["watch", *extra, "--once", "--json", "--timeout", "1"], route=route, timeout_s=15)
+    polls = ["--once"] if draw(st.integers(0, 3)) else ["--count", "2", "--interval", "0.2"]
+    return Case("watch", ["watch", *extra, *polls, "--json", "--timeout", "1"], route=route, timeout_s=15)
 
 
 CHUNKS: list[Any] = [{"choices": [{"text": "t"}]}, {"choices": [{"text": "t"}]}, {"choices": [{"delta": {"content": "t"}}]},

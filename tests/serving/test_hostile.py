@@ -217,3 +217,12 @@ def test_truncated_type_line_names_the_line(tmp_path: Path) -> None:
     path = _prom(tmp_path, "# TYPE vllm:x\nvllm:x 1\n")
     with pytest.raises(TelemetryError, match=r"not Prometheus text format \(line 1: '# TYPE vllm:x'\)"):
         read_file(path)
+
+
+def test_watch_log_nested_thousands_deep_is_skipped(tmp_path: Path) -> None:
+    # found by the campaign: RecursionError from json.loads on resume
+    log = tmp_path / "w.jsonl"
+    good = {"t": 1.0, "source": "s", "engine": "vllm", "scalars": {"generation_tokens": 5.0}, "hist": {}}
+    log.write_text('{"source": "s", "scalars": ' + "[" * 3000 + "]" * 3000 + "}\n" + json.dumps(good) + "\n\xff\n")
+    watcher = Watcher(["s"], lambda s: None, JsonlLog(log))  # type: ignore[arg-type,return-value]
+    assert watcher.state["s"].last is not None and watcher.state["s"].last.time_s == 1.0

@@ -10,7 +10,6 @@ from the last observation of each source, so nothing it had is lost.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import time
@@ -149,12 +148,15 @@ class JsonlLog:
         """Every well-formed record (a line torn by a crash is skipped)."""
         if not self.path.exists():
             return []
+        from rooftop.core.safejson import loads_json
+
         out = []
-        for line in self.path.read_text(encoding="utf-8").splitlines():
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue
+        with self.path.open("rb") as fh:
+            for line in fh:
+                try:  # bounded: a line nested 3,000 deep or holding a huge string is skipped, not a crash
+                    out.append(loads_json(line, str(self.path), TelemetryError))
+                except TelemetryError:
+                    continue
         return out
 
 
