@@ -2,8 +2,9 @@
 
 ``run(surfaces, per_surface, seed)`` draws each surface's cases with Hypothesis (seeded, no
 database, no shrinking: every example is a run to classify, not an assertion), writes the case's
-files into a fresh folder, points the hostile server at the case's route, runs the CLI in-process
-(and every ``subprocess_every``-th case again in a real process) and classifies the outcome.
+files into a fresh folder, points the hostile server at the case's route, runs the CLI in a fork
+of this process (imports already done, a hang killed at its deadline; see harness.invoke_forked),
+every ``subprocess_every``-th case again in a fresh ``python -m rooftop``, and classifies it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 
-from tests.fuzz.harness import CLASSES, Outcome, classify, invoke, invoke_subprocess
+from tests.fuzz.harness import CLASSES, Outcome, classify, invoke_forked, invoke_subprocess
 from tests.fuzz.servers import HostileServer
 from tests.fuzz.surfaces import SURFACES, Case
 
@@ -52,13 +53,39 @@ def run_case(case: Case, folder: Path, server: HostileServer, in_process: bool =
     if case.route is not None:
         server.route = case.route
     args = [_fill(a, folder, server.url) for a in case.args]
-    outcome = invoke(args, case.timeout_s) if in_process else invoke_subprocess(args, case.timeout_s + 30)
+    outcome = invoke_forked(args, case.timeout_s) if in_process else invoke_subprocess(args, case.timeout_s + 30)
     kind, reason = classify(outcome)
     if kind == "ok" and outcome.code != 0:
         left = [p for p in (_fill(o, folder, server.url) for o in case.outputs) if Path(p).exists()]
         if left:
             kind, reason = "wrong", f"failed run left {left[0]}"
     return kind, reason, outcome
+
+
+def warm() -> None:
+    """Import what the commands use, in this process, so that every forked case starts warm."""
+    import importlib
+
+    from tests.fuzz.harness import invoke
+    from tests.fuzz.surfaces import DATA
+
+    for module in ("aiohttp", "httpx", "prometheus_client.parser", "msgspec", "ijson", "matplotlib.pyplot"):
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            continue
+    for args in (
+        ["analyze", "--model", "gpt2", "--phase", "decode", "-b", "1", "-c", "128", "--json"],
+        ["sweep", "--model", "gpt2", "-b", "1", "-c", "128", "--json"],
+        ["import", str(DATA / "hta-traces" / "triton_example.json.gz"), "--json"],
+        ["import", str(DATA / "nsys-csv-llm-perf-opt" / "decode_cuda_gpu_kern_sum.csv"), "--json"],
+        ["import", str(DATA / "ncu-csv-llm-perf-opt" / "kernel_0001.ncu.metrics.csv"), "--json"],
+        ["watch", str(DATA / "serving" / "vllm_cpu_0.32_live.prom"), "--once", "--json"],
+        ["bench", "--help"],
+        ["report", "--help"],
+        ["compare", "--help"],
+    ):
+        invoke(args, 120)
 
 
 def run(
@@ -72,6 +99,7 @@ def run(
     """Run ``per_surface`` cases of each surface; returns the tallies."""
     tallies: dict[str, Tally] = {}
     root = Path(tempfile.mkdtemp(prefix="rooftop-fuzz-"))
+    warm()
     try:
         with HostileServer() as server:
             for name in surfaces:

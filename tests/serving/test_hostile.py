@@ -222,3 +222,10 @@ def test_watch_log_nested_thousands_deep_is_skipped(tmp_path: Path) -> None:
     log.write_text('{"source": "s", "scalars": ' + "[" * 3000 + "]" * 3000 + "}\n" + json.dumps(good) + "\n\xff\n")
     watcher = Watcher(["s"], lambda s: None, JsonlLog(log))  # type: ignore[arg-type,return-value]
     assert watcher.state["s"].last is not None and watcher.state["s"].last.time_s == 1.0
+
+
+def test_a_carriage_return_in_a_label_stays_on_one_line(tmp_path: Path) -> None:
+    # found by the campaign: the parser's message held the raw \r, printing two lines
+    path = _prom(tmp_path, '# TYPE sglang:x counter\nsglang:x{model_na\rme="a"} 1\n')
+    outcome = invoke(["watch", str(path), "--once"])
+    assert outcome.code == 2 and classify(outcome) == ("ok", "") and "\\r" in outcome.err
