@@ -45,6 +45,13 @@ def _fill(arg: str, folder: Path, url: str) -> str:
     return arg.replace("{dir}", str(folder)).replace("{url}", url)
 
 
+def _exists(path: str) -> bool:
+    try:
+        return Path(path).exists()
+    except OSError:  # a name too long to exist
+        return False
+
+
 def run_case(case: Case, folder: Path, server: HostileServer, in_process: bool = True) -> tuple[str, str, Outcome]:
     """Write the case's files, run it, classify it (partial outputs after a failure are wrong)."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -56,7 +63,7 @@ def run_case(case: Case, folder: Path, server: HostileServer, in_process: bool =
     outcome = invoke_forked(args, case.timeout_s) if in_process else invoke_subprocess(args, case.timeout_s + 30)
     kind, reason = classify(outcome)
     if kind == "ok" and outcome.code != 0:
-        left = [p for p in (_fill(o, folder, server.url) for o in case.outputs) if Path(p).exists()]
+        left = [p for p in (_fill(o, folder, server.url) for o in case.outputs) if _exists(p)]
         if left:
             kind, reason = "wrong", f"failed run left {left[0]}"
     return kind, reason, outcome
