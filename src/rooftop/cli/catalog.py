@@ -11,6 +11,7 @@ from rich.table import Table
 
 from rooftop.hardware.catalog import describe, get_entry, layer_paths, load_catalog
 from rooftop.models.presets import load_preset, preset_names, resolve_model
+from rooftop.report.layout import make_console
 from rooftop.units import GIB, TERA, si
 
 
@@ -49,7 +50,7 @@ def hardware_list(catalog: str | None, as_json: bool) -> None:
             si(fp8, "FLOP/s"),
             f"{bf16 / hbm:.0f}" if bf16 == bf16 and hbm == hbm else "—",
         )
-    Console().print(table)
+    make_console().print(table)
     layers = layer_paths(catalog)
     if layers:
         Console(stderr=True).print("user layers: " + ", ".join(str(p) for p in layers), style="dim")
@@ -66,7 +67,7 @@ def hardware_show(name: str, catalog: str | None, as_json: bool) -> None:
         click.echo(json.dumps(describe(entry), indent=1))
         return
     roofs = entry.roofs()
-    console = Console()
+    console = make_console()
     console.print(
         f"[bold]{escape(entry.id)}[/] — {escape(entry.fields.get('name', ''))}, {roofs.capacity_bytes / GIB:.0f} GiB"
     )
@@ -114,7 +115,7 @@ def models_list(as_json: bool) -> None:
             f"{s.kv_bytes_per_token(2):,.0f}",
             escape(s.source),
         )
-    Console().print(table)
+    make_console().print(table)
 
 
 @models.command("show")

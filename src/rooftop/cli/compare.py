@@ -12,6 +12,7 @@ from rich.table import Table
 
 from rooftop.api.compare import Comparison, compare
 from rooftop.core import artifact
+from rooftop.report.layout import make_console
 from rooftop.units import seconds, si
 
 
@@ -91,4 +92,4 @@ def compare_command(before: str, after: str, force: bool, as_json: bool) -> None
     if as_json:
         click.echo(json.dumps(cmp.to_dict(), indent=1))
     else:
-        render_comparison(cmp, Console())
+        render_comparison(cmp, make_console())

@@ -1,9 +1,10 @@
-"""Output options every command that yields a run shares: tables (default), --json, -o FILE, --report, --plot.
+"""Output options every command that yields a run shares: tables (default), --json, -o, --report, --plot, -q.
 
 Commands decorate themselves with ``@output_options`` and finish with ``emit(run, **opts)``;
 a new output format is added here once for every command. ``--report`` and ``--plot`` do not
 reach the command's own signature: the decorator keeps them on the click context and ``emit``
-reads them back, so every command using ``@output_options`` gets them without a change.
+reads them back, so every command using ``@output_options`` gets them without a change. Files
+never hide the tables; ``--quiet`` does.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from rich.console import Console
 
 from rooftop.core import artifact
 from rooftop.core.artifact import Run
+from rooftop.report.layout import make_console
 from rooftop.report.tables import render_run
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -29,13 +31,21 @@ def output_options(fn: F) -> F:
     """Add --json, --output/-o, --report FILE.html and --plot FILE.png|svg to a command."""
 
     @functools.wraps(fn)
-    def wrapper(*args: Any, report: str | None = None, plot: str | None = None, **kwargs: Any) -> Any:
+    def wrapper(
+        *args: Any, report: str | None = None, plot: str | None = None, quiet: bool = False, **kwargs: Any
+    ) -> Any:
         ctx = click.get_current_context(silent=True)
         if ctx is not None:
-            ctx.meta[_META] = {"report": report, "plot": plot}
+            ctx.meta[_META] = {"report": report, "plot": plot, "quiet": quiet}
         return fn(*args, **kwargs)
 
     out: Any = wrapper
+    out = click.option(
+        "--quiet",
+        "-q",
+        is_flag=True,
+        help="Print no tables (files asked for with -o/--report/--plot are still written).",
+    )(out)
     out = click.option(
         "--plot",
         type=click.Path(dir_okay=False, writable=True),
@@ -58,17 +68,17 @@ def output_options(fn: F) -> F:
     return out  # type: ignore[no-any-return]
 
 
-def requested_files() -> dict[str, str | None]:
-    """The --report / --plot paths of the running command (both None outside a command)."""
+def requested_files() -> dict[str, Any]:
+    """The --report / --plot paths and --quiet of the running command (None/False outside a command)."""
     ctx = click.get_current_context(silent=True)
     found = ctx.find_root().meta.get(_META) if ctx is not None else None
-    return dict(found) if found else {"report": None, "plot": None}
+    return dict(found) if found else {"report": None, "plot": None, "quiet": False}
 
 
 def emit(
     run: Run, as_json: bool = False, output: str | None = None, render: Callable[[Run, Console], None] = render_run
 ) -> None:
-    """Write the artifact, report and plot where asked, then print JSON or (with no file asked) tables."""
+    """Write the artifact, report and plot where asked, then print JSON or tables (none with --quiet)."""
     files = requested_files()
     if output:
         Path(output).write_text(artifact.dumps(run), encoding="utf-8")
@@ -85,5 +95,5 @@ def emit(
         click.echo(f"wrote {files['plot']}", err=True)
     if as_json:
         click.echo(artifact.dumps(run))
-    elif not (output or files["report"] or files["plot"]):
-        render(run, Console())
+    elif not files.get("quiet"):
+        render(run, make_console())

@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from rooftop.core.roofs import Roofs
+from rooftop.report.layout import make_console
 from rooftop.units import seconds, si
 
 THREADS_HELP = (
@@ -64,7 +65,7 @@ def measure(device: str, quick: bool, threads: int, as_json: bool) -> None:
 
         click.echo(json.dumps(roofs_to_dict(measured), indent=1))
     else:
-        render_roofs(measured, Console())
+        render_roofs(measured, make_console())
 
 
 @roofs.command()
@@ -83,7 +84,7 @@ def show(device: str, threads: int) -> None:
     if cached is None:
         click.echo(f"no cached roofs for {device} with {threads} thread(s); run `rooftop roofs measure`", err=True)
         sys.exit(1)
-    render_roofs(cached, Console())
+    render_roofs(cached, make_console())
     calibration = cache.load_calibration(device, threads)
     if calibration:
         click.echo(
