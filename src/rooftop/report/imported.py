@@ -11,7 +11,7 @@ from rich.text import Text
 from rooftop.core.artifact import Result, Run
 from rooftop.core.points import RooflinePoint
 from rooftop.core.roofs import Roofs
-from rooftop.report.layout import Cell, Column, fit_table, pairs_table
+from rooftop.report.layout import Cell, Column, fit_table, pairs_table, shorten_name
 from rooftop.report.tables import findings_group, print_line
 from rooftop.units import seconds, si
 
@@ -53,7 +53,7 @@ POINT_LAYOUTS = [
 def point_row(p: RooflinePoint, roofs: Roofs, total: float) -> dict[str, Cell]:
     """The cells of one imported point, keyed as in ``POINT_COLUMNS``."""
     return {
-        "point": Text(p.label[:120]),
+        "point": Text(shorten_name(p.label, 120)),
         "count": f"{p.count:,}",
         "time": seconds(p.time_s or float("nan")),
         "share": f"{(p.time_s or 0.0) / total:.1%}" if p.level in ("hbm", "pcie") else "",

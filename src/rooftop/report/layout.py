@@ -121,6 +121,17 @@ def wrap(text: str, width: int, indent: str = "", subsequent: str | None = None)
     return "\n".join(lines).replace(NBSP, " ")
 
 
+def shorten_name(name: str, room: int) -> str:
+    """``name`` cut to ``room`` characters with a trailing '…', never ending on a digit.
+
+    A cut number reads like a value; a name already cut upstream ('…bfloat1…') loses its trailing digits too.
+    """
+    if len(name) <= room and not name.endswith("…"):
+        return name
+    cut = name[: room - 1] if len(name) > room else name.removesuffix("…")
+    return re.sub(r"\d[\d.,]*$", "", cut) + "…"
+
+
 def _shorten(columns: Sequence[Column], rows: Sequence[Mapping[str, Cell]], width: int) -> Sequence[Mapping[str, Cell]]:
     """Cut the cells of the ``shorten`` column (names) so the table fits ``width``."""
     over = natural_width(columns, rows) - width
@@ -135,7 +146,7 @@ def _shorten(columns: Sequence[Column], rows: Sequence[Mapping[str, Cell]], widt
         cell = r.get(key, "")
         plain = cell.plain if isinstance(cell, Text) else Text.from_markup(cell).plain
         if len(plain) > room:
-            out.append({**r, key: Text(plain[: room - 1] + "…")})
+            out.append({**r, key: Text(shorten_name(plain, room))})
         else:
             out.append(r)
     return out

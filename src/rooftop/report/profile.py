@@ -33,7 +33,8 @@ def roofs_panel_line(roofs: Roofs) -> str:
     kind = roofs.compute[0].kind.value if roofs.compute else ""
     other = roofs.identity.get("other_processes_cpu_share")
     busy = f"; other processes used {other:.0%} of the CPUs while measuring" if isinstance(other, float) else ""
-    return f"roofs ({kind}, {roofs.identity.get('mode', '')}) {roofs.name}: " + ", ".join(parts) + busy
+    how = ", ".join(x for x in (kind, str(roofs.identity.get("mode") or "")) if x)
+    return f"roofs ({how}) {roofs.name}: " + ", ".join(parts) + busy
 
 
 def _analytic_by_class(points: list[RooflinePoint]) -> dict[str, dict[str, float]]:
