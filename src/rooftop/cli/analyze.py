@@ -6,7 +6,7 @@ import click
 
 from rooftop.api import analyze as run_analysis
 from rooftop.api import workloads_for
-from rooftop.cli.options import DTYPES, IntList, catalog_roofs, hardware_options
+from rooftop.cli.options import DTYPES, IntList, catalog_roofs, complete_models, hardware_options
 from rooftop.cli.output import emit, output_options
 from rooftop.core.points import Phase
 from rooftop.core.workload import Workload
@@ -17,6 +17,7 @@ from rooftop.models.presets import resolve_model
 @click.option(
     "--model",
     "-m",
+    shell_complete=complete_models,
     default="llama-3.1-8b",
     show_default=True,
     help="A preset name (rooftop models list) or a local config.json file or folder.",

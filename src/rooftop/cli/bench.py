@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from rooftop.cli.options import complete_models
 from rooftop.errors import WorkloadError
 
 
@@ -33,7 +34,12 @@ def _slo(ttft: str | None, tpot: str | None, e2e: str | None) -> Any:
 
 @click.command()
 @click.argument("url")
-@click.option("--model", "-m", help="Model preset or config.json for live MFU/MBU (rooftop's analytic model).")
+@click.option(
+    "--model",
+    "-m",
+    shell_complete=complete_models,
+    help="Model preset or config.json for live MFU/MBU (rooftop's analytic model).",
+)
 @click.option("--served-model", help="Model name sent in requests (default: the first of GET /v1/models).")
 @click.option("--hardware", "-H", default="h100-sxm", show_default=True, help="Catalog device for the roofs.")
 @click.option("--dtype", default="bf16", show_default=True, help="Dtype the engine runs (for MFU/MBU).")

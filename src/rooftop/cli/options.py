@@ -67,6 +67,25 @@ class IntList(click.ParamType):  # type: ignore[type-arg]
             self.fail(str(exc).removeprefix(f"--{self.option}: "), param, ctx)
 
 
+def complete_models(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+    """Shell completion of --model: preset names (a path completes as a file)."""
+    from click.shell_completion import CompletionItem
+
+    from rooftop.models.presets import preset_names
+
+    names = [n for n in preset_names() if n.startswith(incomplete.lower())]
+    return [CompletionItem(n) for n in names] or [CompletionItem(incomplete, type="file")]
+
+
+def complete_devices(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+    """Shell completion of --hardware: catalog device names."""
+    from click.shell_completion import CompletionItem
+
+    from rooftop.hardware.catalog import load_catalog
+
+    return [CompletionItem(n) for n in sorted(load_catalog()) if n.startswith(incomplete.lower())]
+
+
 DTYPES = ["fp32", "tf32", "bf16", "fp16", "fp8", "fp8_e4m3", "fp8_e5m2", "int8", "int4", "fp4"]
 
 
@@ -82,6 +101,7 @@ def hardware_options(default: str | None = "h100-sxm") -> Callable[[F], F]:
                     default=default,
                     show_default=default is not None,
                     help="A catalog device (rooftop hardware list).",
+                    shell_complete=complete_devices,
                 ),
                 click.option(
                     "--catalog", type=click.Path(dir_okay=False), help="An extra TOML hardware catalog layer."

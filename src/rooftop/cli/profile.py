@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from rooftop.cli.options import IntList
+from rooftop.cli.options import IntList, complete_models
 from rooftop.cli.output import emit, output_options
 from rooftop.cli.roofs import THREADS_HELP
 
@@ -16,6 +16,7 @@ from rooftop.cli.roofs import THREADS_HELP
 @click.option(
     "--model",
     "-m",
+    shell_complete=complete_models,
     default="llama-cpu-small",
     show_default=True,
     help="A preset (rooftop models list) or a folder/config.json; built with random weights.",

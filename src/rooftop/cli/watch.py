@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from rooftop.cli.options import complete_models
 from rooftop.errors import TelemetryError
 
 
@@ -26,7 +27,12 @@ def _fetcher(prometheus: str | None, selector: str, timeout_s: float):  # type: 
 @click.option("--prometheus", metavar="URL", help="Read a Prometheus server's HTTP API instead of /metrics endpoints.")
 @click.option("--selector", default="", help="PromQL label matchers for --prometheus, e.g. 'job=\"vllm\"'.")
 @click.option("--since", type=float, help="With --prometheus: a range query over the last SECONDS (one window).")
-@click.option("--model", "-m", help="Model preset or config.json: enables live MFU/MBU (our FLOPs/bytes per token).")
+@click.option(
+    "--model",
+    "-m",
+    shell_complete=complete_models,
+    help="Model preset or config.json: enables live MFU/MBU (our FLOPs/bytes per token).",
+)
 @click.option("--hardware", "-H", default="h100-sxm", show_default=True, help="Catalog device for the roofs.")
 @click.option("--dtype", default="bf16", show_default=True, help="Weights/activations/KV dtype the engine runs.")
 @click.option("--tp", type=click.IntRange(min=1), default=1, show_default=True, help="Tensor-parallel degree.")
