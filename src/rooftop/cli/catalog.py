@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 from rich.console import Console
@@ -73,7 +74,7 @@ def hardware_show(name: str, catalog: str | None, as_json: bool) -> None:
     )
     table = Table(header_style="bold", box=None)
     for col in ("roof", "value", "kind", "source"):
-        table.add_column(col)
+        table.add_column(col, no_wrap=col != "source", overflow="fold")
     for c in roofs.compute:
         table.add_row(f"compute {c.dtype}", f"{c.flop_per_s / TERA:,.1f} TFLOP/s", c.kind.value, escape(c.source))
     for m in roofs.memory:
@@ -120,9 +121,44 @@ def models_list(as_json: bool) -> None:
 
 @models.command("show")
 @click.argument("name_or_path")
-def models_show(name_or_path: str) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def models_show(name_or_path: str, as_json: bool) -> None:
     """Show one preset or local config.json (file or folder) as rooftop reads it."""
     spec = resolve_model(name_or_path)
-    click.echo(json.dumps(spec.describe(), indent=1))
+    if as_json:
+        click.echo(json.dumps(spec.describe(), indent=1))
+    else:
+        _print_spec(spec.describe())
     for note in spec.notes:
         click.echo(f"note: {note}", err=True)
+
+
+def _value(key: str, value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int) and key.endswith("params"):
+        return f"{value:,} ({si(value, '')})"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def _print_spec(d: dict[str, Any]) -> None:
+    """A model as `hardware show` prints a device: a heading, a field/value table, the source dimmed."""
+    console = make_console()
+    console.print(f"[bold]{escape(str(d['name']))}[/] — {si(d['params'], '')} parameters", highlight=False)
+    table = Table(header_style="bold", box=None)
+    table.add_column("field")
+    table.add_column("value", justify="right")
+    for key, value in d.items():
+        if key in ("name", "source"):
+            continue
+        if isinstance(value, dict):
+            for sub, v in value.items():
+                table.add_row(f"{key} {sub}".replace("_", " "), _value(sub, v))
+        else:
+            table.add_row(key.replace("_", " "), _value(key, value))
+    console.print(table)
+    console.print("source: " + escape(str(d.get("source", ""))), style="dim", highlight=False)

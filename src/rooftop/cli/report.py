@@ -10,7 +10,12 @@ from rooftop.core import artifact
 @click.command()
 @click.argument("artifacts", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option(
-    "--output", "-o", required=True, type=click.Path(dir_okay=False, writable=True), help="The HTML file to write."
+    "--output",
+    "-o",
+    default="report.html",
+    show_default=True,
+    type=click.Path(dir_okay=False, writable=True),
+    help="The HTML file to write.",
 )
 @click.option(
     "--plot", type=click.Path(dir_okay=False, writable=True), help="Also write the roofline as FILE.png or FILE.svg."
@@ -25,7 +30,7 @@ def report(artifacts: tuple[str, ...], output: str, plot: str | None, title: str
 
     \b
     Examples:
-      rooftop analyze -o run.json && rooftop report run.json -o report.html
+      rooftop analyze -q -o run.json && rooftop report run.json     # writes report.html
       rooftop report before.json after.json -o both.html --plot both.png
       rooftop sweep --slo-tpot 50ms -o sweep.json && rooftop report sweep.json -o sweep.html
     """
