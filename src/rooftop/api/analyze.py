@@ -55,9 +55,22 @@ def check_context(spec: ModelSpec, workloads: Iterable[Workload]) -> None:
 
 
 def analyze(
-    spec: ModelSpec, roofs: Roofs, workloads: Sequence[Workload], memory_utilization: float = DEFAULT_MEMORY_UTILIZATION
+    spec: ModelSpec | str,
+    roofs: Roofs | str,
+    workloads: Sequence[Workload] | None = None,
+    memory_utilization: float = DEFAULT_MEMORY_UTILIZATION,
 ) -> Run:
-    """Analyse each workload of ``workloads`` (scalars) on ``roofs``; one Result each."""
+    """Analyse each workload of ``workloads`` (scalars) on ``roofs``; one Result each.
+
+    ``spec`` and ``roofs`` may be names (a preset or config.json path; a catalog device); without
+    ``workloads``, decode at batch 1 and 64, context 2048 (``rooftop.analyze`` takes shapes as keywords).
+    """
+    if isinstance(spec, str) or isinstance(roofs, str):
+        from rooftop.api.notebook import device_roofs, model_spec
+
+        spec, roofs = model_spec(spec), device_roofs(roofs)
+    if workloads is None:
+        workloads = [Workload(phase=Phase.DECODE, batch=b) for b in (1, 64)]
     check_context(spec, workloads)
     results = tuple(analyze_one(spec, w, roofs, memory_utilization) for w in workloads)
     return Run(
