@@ -44,7 +44,7 @@ def _scalar(value: Any) -> bool:
 def to_dataframe(run: Run) -> Any:
     """A pandas DataFrame of ``run_rows`` (pandas comes with the `notebook` extra)."""
     try:
-        import pandas as pd
+        import pandas as pd  # type: ignore[import-untyped]
     except ImportError:  # pragma: no cover - depends on the environment
         from rooftop.errors import RooftopError
 
