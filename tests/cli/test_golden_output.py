@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from rooftop.cli.main import cli
-from tests.conftest import REPO, fixture_path
+from tests.conftest import REPO, data_path
 
 DATA = REPO / "tests" / "data" / "output"
 GOLDEN = DATA / "golden"
@@ -98,7 +98,7 @@ FIXTURES = {
 def test_golden_output(case: str, width: str, tmp_path: Path) -> None:
     cwd = _artifacts(tmp_path) if case in ("profile", "compare") else None
     if case in FIXTURES:
-        cwd = fixture_path(*FIXTURES[case]).parent
+        cwd = data_path(*FIXTURES[case]).parent
     text = _run(CASES[case], WIDTHS[width], cwd)
     columns = int(WIDTHS[width]) if WIDTHS[width] else None
     assert not cut_cells(text, columns), "\n".join(cut_cells(text, columns))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, fixture_path, run_cli
+from tests.conftest import REPO, data_path, run_cli
 
 NEEDS = ("http://", "rooftop profile", "rooftop roofs measure", "--calibrated")  # a server, or torch + time
 
@@ -44,7 +44,7 @@ def inputs(tmp_path: Path) -> Path:
         "ncu.csv": ("ncu-csv-llm-perf-opt", "kernel_0001.ncu.metrics.csv"),
         "nsys_cuda_gpu_kern_sum.csv": ("nsys-csv-llm-perf-opt", "decode_cuda_gpu_kern_sum.csv"),
     }.items():
-        shutil.copy(fixture_path(*parts), tmp_path / name)
+        shutil.copy(data_path(*parts), tmp_path / name)
     return tmp_path
 
 

@@ -10,6 +10,7 @@ import itertools
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
@@ -54,6 +55,24 @@ def check_context(spec: ModelSpec, workloads: Iterable[Workload]) -> None:
         )
 
 
+def model_spec(model: str | Path | ModelSpec) -> ModelSpec:
+    """A ModelSpec from a preset name (any case), an HF repo id of a preset, a config.json path, or a ModelSpec."""
+    if isinstance(model, ModelSpec):
+        return model
+    from rooftop.models.presets import resolve_model
+
+    return resolve_model(str(model))
+
+
+def device_roofs(device: str | Roofs) -> Roofs:
+    """Roofs from a catalog device name (any case) or a Roofs object."""
+    if isinstance(device, Roofs):
+        return device
+    from rooftop.hardware.catalog import get_roofs
+
+    return get_roofs(device)
+
+
 def analyze(
     spec: ModelSpec | str,
     roofs: Roofs | str,
@@ -65,10 +84,7 @@ def analyze(
     ``spec`` and ``roofs`` may be names (a preset or config.json path; a catalog device); without
     ``workloads``, decode at batch 1 and 64, context 2048 (``rooftop.analyze`` takes shapes as keywords).
     """
-    if isinstance(spec, str) or isinstance(roofs, str):
-        from rooftop.api.notebook import device_roofs, model_spec
-
-        spec, roofs = model_spec(spec), device_roofs(roofs)
+    spec, roofs = model_spec(spec), device_roofs(roofs)
     if workloads is None:
         workloads = [Workload(phase=Phase.DECODE, batch=b) for b in (1, 64)]
     check_context(spec, workloads)

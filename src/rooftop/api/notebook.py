@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from rooftop.analytic.memory import DEFAULT_MEMORY_UTILIZATION
+from rooftop.api.analyze import device_roofs, model_spec
 from rooftop.core.artifact import Run
 from rooftop.core.points import Phase
 from rooftop.core.roofs import Roofs
@@ -25,24 +26,6 @@ from rooftop.errors import WorkloadError
 from rooftop.models.spec import ModelSpec
 
 Ints = int | Sequence[int]
-
-
-def model_spec(model: str | Path | ModelSpec) -> ModelSpec:
-    """A ModelSpec from a preset name, an HF repo id of a preset, a config.json path, or a ModelSpec."""
-    if isinstance(model, ModelSpec):
-        return model
-    from rooftop.models.presets import resolve_model
-
-    return resolve_model(str(model))
-
-
-def device_roofs(device: str | Roofs) -> Roofs:
-    """Roofs from a catalog device name (any case) or a Roofs object."""
-    if isinstance(device, Roofs):
-        return device
-    from rooftop.hardware.catalog import get_roofs
-
-    return get_roofs(device)
 
 
 def _ints(value: Ints, name: str) -> list[int]:

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import html
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from rooftop.core.artifact import Result, Run
+from rooftop.core.points import RooflinePoint, Traffic
+
+# Run and Result are typed Any here: artifact.py imports this module (no cycle back to it).
+Run = Any
+Result = Any
 
 POINT_COLUMNS = (
     "name", "op", "phase", "source", "count", "flops", "bytes", "level", "weight_bytes", "act_in_bytes",
@@ -24,17 +27,26 @@ POINT_COLUMNS = (
 
 def run_rows(run: Run) -> list[dict[str, Any]]:
     """Every point of every result as a flat dict (see the module docstring)."""
-    from rooftop.core.artifact import point_to_dict
-
     rows = []
     for index, result in enumerate(run.results):
         for p in result.points:
-            d = point_to_dict(p)
-            point = {k: d.get(k) for k in POINT_COLUMNS if k in d}
-            point["flop_per_s"], point["bytes_per_s"] = p.flop_per_s, p.bytes_per_s
+            point = point_row(p)
             workload = {k: v for k, v in result.workload.items() if k not in point and _scalar(v)}
             rows.append({**point, **workload, "result": index})
     return rows
+
+
+def point_row(p: RooflinePoint) -> dict[str, Any]:
+    """A point's fields under their JSON names (``name``, SI units), achieved rates included."""
+    t = p.traffic or Traffic()
+    return {
+        "name": p.label, "op": p.op, "phase": p.phase.value, "source": p.source.value, "count": p.count,
+        "flops": p.flops, "bytes": p.bytes, "level": p.level, "weight_bytes": t.weight_bytes,
+        "act_in_bytes": t.act_in_bytes, "act_out_bytes": t.act_out_bytes, "kv_read_bytes": t.kv_read_bytes,
+        "kv_write_bytes": t.kv_write_bytes, "link_bytes": p.link_bytes, "intensity": p.intensity,
+        "time_s": p.time_s, "flop_per_s": p.flop_per_s, "bytes_per_s": p.bytes_per_s, "dtype": p.dtype,
+        "bound": p.bound,
+    }  # fmt: skip
 
 
 def _scalar(value: Any) -> bool:
