@@ -106,7 +106,10 @@ def render_comparison(cmp: Comparison, console: Console) -> None:
 @click.argument("after", type=click.Path(dir_okay=False))
 @click.option("--force", is_flag=True, help="Compare even when the models or the hardware differ.")
 @click.option("--json", "as_json", is_flag=True, help="Print the rooftop.compare/1 JSON instead of tables.")
-def compare_command(before: str, after: str, force: bool, as_json: bool) -> None:
+@click.option(
+    "--report", type=click.Path(dir_okay=False, writable=True), help="Also write the diff as an offline HTML page."
+)
+def compare_command(before: str, after: str, force: bool, as_json: bool, report: str | None) -> None:
     """Compare two saved runs: per-op and total deltas of time, bytes and intensity, and bound changes.
 
     Results pair by workload (phase, batch, prompt, context); ops by name. Runs of different
@@ -117,9 +120,16 @@ def compare_command(before: str, after: str, force: bool, as_json: bool) -> None
       rooftop analyze -o before.json
       rooftop analyze --kv-dtype fp8 -o after.json
       rooftop compare before.json after.json
+      rooftop compare before.json after.json --report diff.html
       rooftop compare h100.json h200.json --force --json
     """
-    cmp = compare(artifact.load(before), artifact.load(after), force=force, names=(before, after))
+    runs = artifact.load(before), artifact.load(after)
+    cmp = compare(*runs, force=force, names=(before, after))
+    if report:
+        from rooftop.report.compare_html import write_compare_report
+
+        write_compare_report(cmp, *runs, names=(before, after), path=report)
+        click.echo(f"wrote {report}", err=True)
     if as_json:
         click.echo(json.dumps(cmp.to_dict(), indent=1))
     else:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -68,6 +69,14 @@ def output_options(fn: F) -> F:
     return out  # type: ignore[no-any-return]
 
 
+def command_line() -> str:
+    """The command as typed ('rooftop analyze --phase decode -b 1'), quoted where needed."""
+    import shlex
+    import sys
+
+    return " ".join(["rooftop", *(shlex.quote(a) for a in sys.argv[1:])])
+
+
 def requested_files() -> dict[str, Any]:
     """The --report / --plot paths and --quiet of the running command (None/False outside a command)."""
     ctx = click.get_current_context(silent=True)
@@ -80,13 +89,14 @@ def emit(
 ) -> None:
     """Write the artifact, report and plot where asked, then print JSON or tables (none with --quiet)."""
     files = requested_files()
+    run = replace(run, identity={**run.identity, "command_line": command_line()})
     if output:
         Path(output).write_text(artifact.dumps(run), encoding="utf-8")
         click.echo(f"wrote {output}", err=True)
     if files["report"]:
         from rooftop.report.html import write_report
 
-        write_report([run], files["report"])
+        write_report([run], files["report"], names=[output or f"rooftop {run.command}"])
         click.echo(f"wrote {files['report']}", err=True)
     if files["plot"]:
         from rooftop.report.plot import save_plot

@@ -37,7 +37,7 @@ def report(artifacts: tuple[str, ...], output: str, plot: str | None, title: str
     from rooftop.report.html import write_report
 
     runs = [artifact.load(path) for path in artifacts]
-    write_report(runs, output, title)
+    write_report(runs, output, title, names=list(artifacts))
     click.echo(f"wrote {output}", err=True)
     if plot:
         from rooftop.report.plot import save_plot
