@@ -96,7 +96,7 @@ def emit(
     if files["report"]:
         from rooftop.report.html import write_report
 
-        write_report([run], files["report"], names=[output or f"rooftop {run.command}"])
+        write_report([run], files["report"], names=[output or run.identity["command_line"]])
         click.echo(f"wrote {files['report']}", err=True)
     if files["plot"]:
         from rooftop.report.plot import save_plot

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from rooftop.core.artifact import Result, Run
 from rooftop.core.points import RooflinePoint
@@ -273,13 +274,19 @@ def build_chart(runs: Sequence[Run], title: str = "") -> Chart:
                 (drawn if math.isfinite(x) else unplaced).append(cp)
     if not title:
         names = sorted({str(r.workload.get("model") or "") for run in runs for r in run.results} - {""})
-        title = f"Roofline — {', '.join(names) + ' on ' if names else ''}{', '.join(r.name for r in all_roofs)}"
+        if not names:  # imports: the files' names (and no 'unknown' device)
+            names = sorted({Path(str(r.workload.get("file") or "")).name for run in runs for r in run.results} - {""})
+        devices = [r.name for r in all_roofs if r.name != "unknown"]
+        title = "Roofline — " + " on ".join(x for x in (", ".join(names[:3]), ", ".join(devices)) if x)
     memory = ", ".join(sorted({memory_name("hbm", r) for r in all_roofs}))
     why = ""
     if not drawn and unplaced:
+        nsys = all(p.point.source.value == "nsys" for p in unplaced)
+        cause = ("an Nsight Systems kernel summary gives kernel times, not FLOPs or bytes" if nsys else
+                 "no operator recorded shapes rooftop has a FLOP formula for")  # fmt: skip
         why = (
-            f"No roofline: none of the {len(unplaced)} points has a FLOP count (this file gives kernel times, not "
-            "FLOPs or bytes), so none has an intensity; the chart ranks them by time instead."
+            f"No roofline: none of the {len(unplaced)} points has a FLOP count ({cause}), so none has an "
+            "intensity; the chart ranks them by time instead."
         )
     return Chart(title, tuple(lines), tuple(ridges), tuple(drawn), x_range, y_range, tuple(unplaced),
                  tuple(labels), memory, why)  # fmt: skip

@@ -329,14 +329,19 @@ def render_html(runs: Sequence[Run], title: str = "", names: Sequence[str] = ())
     scripts = _Scripts()
     plotly_tag = plotly_script(scripts)
     chart = build_chart(runs, title)
-    page_title = title or chart.title
+    page_title = title or (chart.title.replace("Roofline", "Kernels by time") if chart.no_roofline else chart.title)
     body = [f"<h1>{_e(page_title)}</h1>", "<h2>Runs</h2>"]
     body += [identity_section(run, k, names[k]) for k, run in enumerate(runs)]
     body.append(differing_fields(runs, names))
     all_roofs: list[Roofs] = []
     for run in runs:
         all_roofs += [r for r in (run.roofs, *run.extra_roofs) if r not in all_roofs]
-    body += ["<h2>Roofs</h2>", roofs_section(all_roofs), *_chart_section(scripts, chart)]
+    roofs = (
+        roofs_section(all_roofs)
+        if any(r.compute or r.memory for r in all_roofs)
+        else ("<p class='muted'>No roofs: the file names no device; pass --hardware (-H) to draw it against one.</p>")
+    )
+    body += ["<h2>Roofs</h2>", roofs, *_chart_section(scripts, chart)]
     for k, run in enumerate(runs):
         sweeps = sweep_figures(run.results)
         if sweeps:

@@ -55,11 +55,15 @@ def run_heading(run: Run, index: int, name: str) -> str:
 def identity_section(run: Run, index: int, name: str) -> str:
     """Who and what produced a run: file, command line, model, device, versions, when."""
     ident = run.identity
+    full = run.roofs.identity.get("name", run.roofs.vendor)
     pairs: list[tuple[str, object]] = [
         ("file", name),
         ("command", ident.get("command_line") or f"rooftop {run.command}"),
         ("model", model_name(run)),
-        ("hardware", f"{run.roofs.name} ({run.roofs.identity.get('name', run.roofs.vendor)})"),
+        (
+            "hardware",
+            run.roofs.name + (f" ({full})" if (full := run.roofs.identity.get("name", run.roofs.vendor)) else ""),
+        ),
         ("results", ", ".join(result_label(r) for r in run.results)),
         ("source", ident.get("source", "")),
         ("rooftop", ident.get("rooftop", "")),

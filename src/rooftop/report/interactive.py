@@ -104,7 +104,8 @@ def kernels_plotly(chart: Chart) -> go.Figure:
     top = chart.by_time()
     fig = go.Figure(
         go.Bar(
-            x=[(p.point.time_s or 0.0) * 1e3 for p in top], y=[_e(p.point.label[:80]) for p in top],
+            x=[(p.point.time_s or 0.0) * 1e3 for p in top],
+            y=[_e(f"{k + 1}. {p.point.label[:80]}") for k, p in enumerate(top)],  # ranked: equal names stay apart
             orientation="h", marker={"color": [p.colour for p in top]}, meta="kernels",
             hovertext=["<br>".join(_e(line) for line in p.hover_lines()) for p in top], hoverinfo="text",
         )
