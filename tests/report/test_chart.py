@@ -85,3 +85,20 @@ def test_a_file_without_flops_gets_a_kernel_ranking_and_the_reason() -> None:
     assert [round((p.point.time_s or 0) * 1e3, 1) for p in top] == [61.6, 26.4, 10.7]
     assert chart.title == "Roofline — decode_cuda_gpu_kern_sum.csv"  # no 'None', no 'unknown'
     assert "an Nsight Systems kernel summary gives kernel times" in chart.no_roofline
+
+
+def test_a_kernel_without_a_roof_of_its_precision_is_named() -> None:
+    # issue 10: an ncu bf16 tensor-core GEMM at 112 TFLOP/s was drawn above the only compute roof (fp32, 87.5)
+    from rooftop.api.ingest import import_path
+    from tests.conftest import data_path
+
+    run = import_path(data_path("ncu-csv-llm-perf-opt", "kernel_0005.ncu.metrics.csv"))
+    (point,) = run.results[0].points
+    assert point.dtype == "bf16" and point.flop_per_s == pytest.approx(112.09e12, rel=1e-3)
+    (note,) = build_chart([run]).notes
+    assert (
+        note.startswith("1 bf16 point(s) (#0 Kernel2<cutlass_80_tensorop_bf16") and "(it has fp32, fp64 only)" in note
+    )
+    assert (
+        build_chart([import_path(data_path("ncu-csv-llm-perf-opt", "kernel_0005.ncu.metrics.csv"), H100)]).notes == ()
+    )

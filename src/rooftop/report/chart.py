@@ -138,6 +138,7 @@ class Chart:
     results: tuple[str, ...] = ()  # one legend entry per result, in colour order
     memory_label: str = "HBM"
     no_roofline: str = ""  # why there is no roofline (no point has FLOPs); the kernel bar chart instead
+    notes: tuple[str, ...] = ()  # e.g. kernels whose own precision has no roof among those drawn
 
     def top(self, n: int = TOP_NAMED) -> list[ChartPoint]:
         """The ``n`` drawn points that take the most time (named on the static chart)."""
@@ -156,7 +157,7 @@ def result_label(result: Result) -> str:
     if w.get("phase") in ("prefill", "decode") and w.get("batch") is not None:
         shape = f"p={w.get('prompt')}" if w.get("phase") == "prefill" else f"c={w.get('context')}"
         return f"{w['phase']} b={w['batch']} {shape}"
-    name = str(w.get("file") or w.get("source") or w.get("phase") or "result")
+    name = Path(str(w["file"])).name if w.get("file") else str(w.get("source") or w.get("phase") or "result")
     return name + (f" rank {w['rank']}" if w.get("rank") is not None else "")
 
 
@@ -289,4 +290,24 @@ def build_chart(runs: Sequence[Run], title: str = "") -> Chart:
             "intensity; the chart ranks them by time instead."
         )
     return Chart(title, tuple(lines), tuple(ridges), tuple(drawn), x_range, y_range, tuple(unplaced),
-                 tuple(labels), memory, why)  # fmt: skip
+                 tuple(labels), memory, why, precision_notes(runs))  # fmt: skip
+
+
+def precision_notes(runs: Sequence[Run]) -> tuple[str, ...]:
+    """Points whose dtype has no compute roof in their run's roofs: the roofs drawn are not their ceiling."""
+    notes = []
+    for run in runs:
+        have = [c.dtype for c in run.roofs.compute]
+        missing: dict[str, list[str]] = {}
+        for r in run.results:
+            for p in r.points:
+                if p.flops > 0 and p.dtype and have and not run.roofs.has_compute(p.dtype):
+                    missing.setdefault(p.dtype, []).append(p.label)
+        for dtype, labels in missing.items():
+            names = ", ".join(sorted(set(labels))[:3]) + (" …" if len(set(labels)) > 3 else "")
+            notes.append(
+                f"{len(labels)} {dtype} point(s) ({names}) have no {dtype} roof in {run.roofs.name} (it has "
+                f"{', '.join(have)} only): their ceiling is the {dtype} (tensor-core) roof, not the ones drawn; "
+                "pass --hardware DEVICE to draw it"
+            )
+    return tuple(notes)

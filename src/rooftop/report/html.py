@@ -272,6 +272,7 @@ def _chart_section(scripts: _Scripts, chart: Any) -> list[str]:
         "theoretical, dotted measured). Hover a point for every field.</p>",
         _figure(scripts, "roofline", roofline_plotly(chart)),
     ]
+    body += [f"<p class='note'>{_e(n)}</p>" for n in chart.notes]
     if chart.unplaced:
         names = ", ".join(sorted({p.point.label for p in chart.unplaced}))
         body.append(f"<p class='muted unplaced'>Not on the chart (no FLOPs or no bytes, so no intensity on a "

@@ -10,6 +10,7 @@ here only, lazily, and never through pyplot (no global figure state, no window).
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -94,8 +95,8 @@ def _legend(fig: Any, chart: Chart) -> None:
     """Outside the data, right of the axes: one entry per result, the sources, the roof kinds."""
     from matplotlib.lines import Line2D
 
-    handles = [Line2D([], [], color=RESULT_COLOURS[k % len(RESULT_COLOURS)], marker="o", linestyle="none", label=r)
-               for k, r in enumerate(chart.results)]  # fmt: skip
+    handles = [Line2D([], [], color=RESULT_COLOURS[k % len(RESULT_COLOURS)], marker="o", linestyle="none",
+                      label=textwrap.shorten(r, 40, placeholder="…")) for k, r in enumerate(chart.results)]  # fmt: skip
     sources = sorted({p.point.source.value for p in chart.points})
     if len(sources) > 1:
         handles += [Line2D([], [], color="#555555", marker=SOURCE_MARKERS.get(s, ("o",))[0], linestyle="none",
@@ -153,7 +154,7 @@ def figure_from_chart(chart: Chart) -> Figure:
     ax.set_title(chart.title, fontsize=10)
     ax.grid(True, which="major", alpha=0.3)
     _legend(fig, chart)
-    note = _unplaced_note(chart)
+    note = "\n".join(textwrap.fill(x, 180) for x in (_unplaced_note(chart), *chart.notes) if x)
     if note:
         fig.supxlabel(note, fontsize=7, x=0.01, ha="left", color="#555555")
     return fig
