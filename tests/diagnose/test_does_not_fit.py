@@ -7,6 +7,7 @@ import pytest
 from rooftop.api import analyze
 from rooftop.core.points import Phase
 from rooftop.core.workload import Workload
+from rooftop.diagnose.evidence import MemoryEvidence
 from rooftop.diagnose.rules.does_not_fit import what_fits
 from rooftop.hardware.catalog import get_roofs
 from rooftop.models.presets import load_preset
@@ -41,7 +42,7 @@ def test_the_suggested_setups_fit() -> None:
 
 def test_kv_dtype_is_named_when_the_kv_is_what_overflows() -> None:
     # weights 40 GiB + KV 40 GiB + act 0 > 72 GiB usable; fp8 KV: 40 + 20 = 60 fits; fp8 weights: 20 + 40 fits too
-    memory = {"weights_bytes": 40 * GIB, "kv_cache_bytes": 40 * GIB, "activation_bytes": 0.0, "usable_bytes": 72 * GIB}
+    memory = MemoryEvidence(40 * GIB, 40 * GIB, 0.0, 72 * GIB, -8 * GIB, False)
     options = what_fits(memory, 1, "bf16", "bf16")
     assert options == [
         "--tp 2 (40.0 GiB of weights and KV per GPU)",

@@ -22,6 +22,7 @@ from rooftop.core.points import Phase
 from rooftop.core.roofs import Roofs
 from rooftop.core.workload import Workload
 from rooftop.diagnose.engine import Evidence, diagnose
+from rooftop.diagnose.evidence import MemoryEvidence
 from rooftop.models.spec import ModelSpec
 
 
@@ -38,7 +39,7 @@ def analyze_one(
     memory = memory_at(budget(spec, workload, roofs.capacity_bytes, memory_utilization))
     described = {"model": spec.name, "hardware": roofs.name, **workload.describe()}
     points = tuple(to_points(ev))
-    findings = diagnose(Evidence(points, roofs, totals, described, {"memory": memory}))
+    findings = diagnose(Evidence(points, roofs, totals, described, memory=MemoryEvidence.from_dict(memory)))
     return Result(workload=described, points=points, totals=totals, memory=memory, findings=tuple(findings))
 
 

@@ -19,6 +19,7 @@ from rooftop.core.points import Phase
 from rooftop.core.roofs import Roofs
 from rooftop.core.workload import Workload
 from rooftop.diagnose.engine import Evidence, diagnose
+from rooftop.diagnose.evidence import MemoryEvidence
 from rooftop.errors import MeasurementError
 from rooftop.measure import cache, calibrate
 from rooftop.models.spec import ModelSpec
@@ -29,9 +30,7 @@ def load_calibrated_roofs(device: str, threads: int) -> tuple[Roofs, dict[str, A
     roofs = cache.load_roofs(device, threads)
     calibration = cache.load_calibration(device, threads)
     if roofs is None or not calibration:
-        raise MeasurementError(
-            f"no calibration cached for {device} ({threads} thread(s)); run `rooftop profile --device {device}` first"
-        )
+        raise MeasurementError(f"no calibration cached for {device} ({threads} thread(s)); profile it first")
     return roofs, calibration
 
 
@@ -45,7 +44,8 @@ def apply_calibration(result: Result, calibration: dict[str, Any], roofs: Roofs)
         totals = replace(totals, time_s=step_s, mfu=totals.mfu * scale, hfu=totals.hfu * scale, mbu=totals.mbu * scale)
     extra = {**result.extra, "calibrated": {"step_time_s": step_s, "from_model": calibration.get("model")}}
     # the findings are drawn again from the calibrated totals, so a table and its findings quote one MFU/MBU
-    evidence = Evidence(tuple(points), roofs, totals, result.workload, {"memory": result.memory})
+    memory = MemoryEvidence.from_dict(result.memory) if result.memory else None
+    evidence = Evidence(tuple(points), roofs, totals, result.workload, memory=memory)
     return replace(result, points=tuple(points), totals=totals, extra=extra, findings=tuple(diagnose(evidence)))
 
 

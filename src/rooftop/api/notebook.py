@@ -93,7 +93,7 @@ def sweep(
     """A batch × context capacity sweep with SLOs, as `rooftop sweep` (SLOs in seconds)."""
     from rooftop.api.sweep import Cohort
     from rooftop.api.sweep import sweep as run_sweep
-    from rooftop.diagnose.sweep import SLO
+    from rooftop.core.slo import SLO
 
     contexts = None if context is None else _ints(context, "context")
     return run_sweep(

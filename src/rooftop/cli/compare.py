@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
@@ -12,7 +11,9 @@ from rich.table import Table
 from rich.text import Text
 
 from rooftop.api.compare import Comparison, compare
+from rooftop.cli.flags import hint
 from rooftop.core import artifact
+from rooftop.core.jsonenc import dumps
 from rooftop.report.layout import Cell, Column, fit_table, make_console
 from rooftop.report.tables import print_line
 from rooftop.units import seconds, si
@@ -124,13 +125,14 @@ def compare_command(before: str, after: str, force: bool, as_json: bool, report:
       rooftop compare h100.json h200.json --force --json
     """
     runs = artifact.load(before), artifact.load(after)
-    cmp = compare(*runs, force=force, names=(before, after))
+    with hint("pass --force to compare anyway"):
+        cmp = compare(*runs, force=force, names=(before, after))
     if report:
         from rooftop.report.compare_html import write_compare_report
 
         write_compare_report(cmp, *runs, names=(before, after), path=report)
         click.echo(f"wrote {report}", err=True)
     if as_json:
-        click.echo(json.dumps(cmp.to_dict(), indent=1))
+        click.echo(dumps(cmp.to_dict(), indent=1))
     else:
         render_comparison(cmp, make_console())

@@ -316,7 +316,7 @@ def plotly_script(scripts: _Scripts) -> str:
     try:
         from plotly.offline import get_plotlyjs
     except ImportError:
-        raise ReportError("--report needs plotly: pip install 'rooftop[report]'") from None
+        raise ReportError("HTML reports need plotly: pip install 'rooftop[report]'") from None
     return scripts.add(get_plotlyjs().replace("</script", "<\\/script"))
 
 

@@ -7,8 +7,10 @@ that fits: a tensor-parallel degree, a narrower weight dtype or a narrower KV dt
 
 from __future__ import annotations
 
+from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding, Remedy
 from rooftop.diagnose.engine import Evidence, rule
+from rooftop.diagnose.evidence import MemoryEvidence
 from rooftop.dtypes import dtype as lookup_dtype
 from rooftop.units import GIB
 
@@ -31,9 +33,9 @@ def _fits(weights: float, kv: float, act: float, usable: float) -> bool:
     return weights + kv + act <= usable
 
 
-def what_fits(memory: dict[str, float], tp: int, weight_dtype: str, kv_dtype: str) -> list[str]:
+def what_fits(memory: MemoryEvidence, tp: int, weight_dtype: str, kv_dtype: str) -> list[str]:
     """The smallest changes that fit (per GPU: weights and KV shard over TP; dtypes scale their bytes)."""
-    w, kv, act, usable = (memory[k] for k in ("weights_bytes", "kv_cache_bytes", "activation_bytes", "usable_bytes"))
+    w, kv, act, usable = memory.weights_bytes, memory.kv_cache_bytes, memory.activation_bytes, memory.usable_bytes
     options = []
     for degree in TP_DEGREES:
         if degree > tp and _fits(w * tp / degree, kv * tp / degree, act, usable):
@@ -54,27 +56,27 @@ def what_fits(memory: dict[str, float], tp: int, weight_dtype: str, kv_dtype: st
 @rule
 def does_not_fit(ev: Evidence) -> list[Finding]:
     """Weights + KV + activations above the usable memory: the setup cannot run as given."""
-    memory = ev.extra.get("memory") or {}
-    if not memory or memory.get("fits", True) or memory.get("free_bytes", 0.0) >= 0:
+    memory = ev.memory
+    if memory is None or memory.fits or memory.free_bytes >= 0:
         return []
     w = ev.workload
     tp = int(w.get("tp") or 1)
     options = what_fits(memory, tp, str(w.get("weight_dtype") or "bf16"), str(w.get("kv_dtype") or "bf16"))
-    need = memory["usable_bytes"] - memory["free_bytes"]
+    need = memory.usable_bytes - memory.free_bytes
     fix = "; fits with " + " or ".join(options) if options else "; no single TP degree up to 16 or dtype change fits"
     return [
         Finding(
             code="does-not-fit",
-            severity="critical",
+            severity=Severity.CRITICAL,
             title=(
-                f"Does not fit: {need / GIB:.1f} GiB needed per GPU (weights {memory['weights_bytes'] / GIB:.1f} GiB, "
-                f"KV {memory['kv_cache_bytes'] / GIB:.1f} GiB) > {memory['usable_bytes'] / GIB:.1f} GiB usable on "
+                f"Does not fit: {need / GIB:.1f} GiB needed per GPU (weights {memory.weights_bytes / GIB:.1f} GiB, "
+                f"KV {memory.kv_cache_bytes / GIB:.1f} GiB) > {memory.usable_bytes / GIB:.1f} GiB usable on "
                 f"{w.get('hardware', 'the device')}{fix}. The roofline above is what a step would cost if it fitted"
             ),
             bottleneck="capacity",
             evidence={
                 "needed_bytes": need,
-                "usable_bytes": memory["usable_bytes"],
+                "usable_bytes": memory.usable_bytes,
                 "options": options,
             },
             remedies=tuple(Remedy(o, SIDE_EFFECTS[o.split()[0]]) for o in options),
