@@ -126,13 +126,13 @@ def _range(
         Path(output).write_text(
             artifact.dumps(live_run("watch", [result], live, {"sources": [name]})), encoding="utf-8"
         )
-    click.echo(dumps(out, indent=1) if as_json else _line(out))
+    if as_json:
+        click.echo(dumps(out, indent=1))
+    else:
+        from rooftop.cli.watch_output import render_window
+        from rooftop.report.layout import make_console
 
-
-def _line(s: dict[str, Any]) -> str:
-    from rooftop.cli.watch_loop import one_line
-
-    return one_line(s)
+        render_window(out, make_console())
 
 
 if __name__ == "__main__":  # pragma: no cover
