@@ -9,6 +9,7 @@ ROOFTOP_REGEN_GOLDEN=1 and read the diff.
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import shutil
@@ -85,11 +86,13 @@ CASES: dict[str, list[str]] = {
     "import-kineto": ["import", "sampled_rank-0.json.gz", "-H", "a100-80gb-sxm", "--top", "8"],
     "import-ncu": ["import", "kernel_0001.ncu.metrics.csv", "-H", "h100-sxm"],
     "import-nsys": ["import", "decode_cuda_gpu_kern_sum.csv"],
+    "watch-once": ["watch", "vllm_cpu_0.32_live.prom", "--once", "-m", "llama-3.2-1b", "--dtype", "fp32"],
 }
 FIXTURES = {
     "import-kineto": ("hta-traces", "sampled_rank-0.json.gz"),
     "import-ncu": ("ncu-csv-llm-perf-opt", "kernel_0001.ncu.metrics.csv"),
     "import-nsys": ("nsys-csv-llm-perf-opt", "decode_cuda_gpu_kern_sum.csv"),
+    "watch-once": ("serving", "vllm_cpu_0.32_live.prom"),
 }
 
 
@@ -109,6 +112,29 @@ def test_golden_output(case: str, width: str, tmp_path: Path) -> None:
     assert text == golden.read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("width", list(WIDTHS))
+def test_golden_bench_output(width: str) -> None:
+    # a bench run's numbers change run to run: the golden output renders a saved `bench --json` document
+    # (two levels against the stub server) through the same renderer the command uses
+    import json
+
+    from rich.console import Console
+
+    from rooftop.cli.bench_output import render_bench
+    from rooftop.report.layout import FILE_WIDTH
+
+    doc = json.loads((DATA / "bench-stub.json").read_text(encoding="utf-8"))
+    columns = int(WIDTHS[width]) if WIDTHS[width] else None
+    console = Console(record=True, width=columns or FILE_WIDTH, file=io.StringIO())
+    render_bench(doc["runs"], doc, console)
+    text = console.export_text()
+    assert not cut_cells(text, columns), "\n".join(cut_cells(text, columns))
+    golden = GOLDEN / f"bench-{width}.txt"
+    if os.environ.get("ROOFTOP_REGEN_GOLDEN"):
+        golden.write_text(text, encoding="utf-8")
+    assert text == golden.read_text(encoding="utf-8")
+
+
 def test_piped_output_is_not_squeezed() -> None:
     # issue 10: without COLUMNS a pipe got 80 columns, merged KV columns and wrapped findings;
     # piped, the widest layout is used (KV read and KV write apart, the count column kept)
@@ -122,7 +148,7 @@ def test_piped_output_is_not_squeezed() -> None:
 def test_golden_files_are_checked_cell_by_cell() -> None:
     # the acceptance check over the stored files themselves (each width's limit)
     files = sorted(GOLDEN.glob("*.txt"))
-    assert len(files) >= 3 * 5
+    assert len(files) >= 3 * 10  # analyze ×2, profile, sweep, compare, import ×3, watch --once, bench
     for path in files:
         width = path.stem.rsplit("-", 1)[1]
         assert not cut_cells(path.read_text(encoding="utf-8"), int(width) if width.isdigit() else None), path.name

@@ -30,7 +30,12 @@ COLUMNS = {
 }
 LAYOUTS = [
     [COLUMNS[k] for k in keys.split()]
-    for keys in ("rate done ttft tpot itl out goodput lag", "rate done ttft tpot out goodput", "rate done ttft goodput")
+    for keys in (
+        "rate done ttft tpot itl out goodput lag",
+        "rate done ttft tpot out goodput",
+        "rate done ttft tpot goodput",
+        "rate done ttft goodput",
+    )
 ]
 
 
