@@ -30,7 +30,7 @@ UNIT = r"(?:[PTGMk](?:FLOP/s|FLOP/B|FLOP|B/s|B)?|FLOP/s|FLOP/B|FLOP|B/s|B|[KMGT]
 NUMBER = r"[-+]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?"
 
 
-def cut_cells(text: str, width: int | None) -> list[str]:
+def cut_cells(text: str, width: int | None = None) -> list[str]:
     """Every place where a number or unit is cut or split, or a line overflows ``width``."""
     problems = []
     lines = text.splitlines()
@@ -39,6 +39,8 @@ def cut_cells(text: str, width: int | None) -> list[str]:
             problems.append(f"line {i + 1}: a number cut with '…': {line!r}")
         if re.search(r"(?<![\w.])\d+\.$", line.rstrip()):
             problems.append(f"line {i + 1}: a decimal number split at its point: {line!r}")
+        if re.search(r"(?<![\w#])\d+(?:\.\d+)?e[+-]\d+", line):
+            problems.append(f"line {i + 1}: a number in exponent notation: {line!r}")
         if width is not None and len(line) > width:
             problems.append(f"line {i + 1}: {len(line)} columns > {width}: {line!r}")
         nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
@@ -53,6 +55,7 @@ def test_checker_finds_the_old_faults() -> None:
     assert cut_cells("q_proj  32   1.07\n              G", 80)
     assert cut_cells("46 kernel names, 78,016 instances, 179\nms", 80)
     assert cut_cells("x" * 81, 80)
+    assert cut_cells("q_proj  2.2 T  1.02e+03  2.22 ms")  # issue 10: `6.209e+04`, `largest gap 1.09e+04 ms`
     assert not cut_cells("q_proj  1.07 G  1.07 GB  321 µs  7.0%  memory:weights", 80)
 
 

@@ -14,7 +14,7 @@ from rooftop.api.compare import Comparison, compare
 from rooftop.cli.flags import hint
 from rooftop.core import artifact
 from rooftop.core.jsonenc import dumps
-from rooftop.report.layout import Cell, Column, fit_table, make_console
+from rooftop.report.layout import Cell, Column, fit_table, make_console, num
 from rooftop.report.tables import print_line
 from rooftop.units import seconds, si
 
@@ -22,7 +22,7 @@ from rooftop.units import seconds, si
 def _ratio(before: float | None, after: float | None) -> str:
     if before is None or after is None or not before:
         return "—"
-    return f"×{after / before:.3g}" if after / before < 1e4 else f"×{after / before:,.0f}"
+    return f"×{num(after / before)}"
 
 
 def _num(value: float | None, unit: str) -> str:
@@ -49,7 +49,7 @@ def _fmt(value: float | None, unit: str) -> str:
     if unit == "%":
         return f"{value:.1%}"
     if unit in ("tok/s", "FLOP/B"):
-        return f"{value:,.1f} {unit}" if unit == "tok/s" else f"{value:.3g} {unit}"
+        return f"{value:,.1f} {unit}" if unit == "tok/s" else f"{num(value)} {unit}"
     return _num(value, unit) if unit else f"{value:,.4g}"
 
 
@@ -73,8 +73,8 @@ def _op_row(o: Any) -> dict[str, Cell]:
         "change": _ratio(o.before_time_s, o.after_time_s),
         "bytes_b": _num(o.before_bytes, "B"),
         "bytes_a": _num(o.after_bytes, "B"),
-        "int_b": "—" if o.before_intensity is None else f"{o.before_intensity:.3g}",
-        "int_a": "—" if o.after_intensity is None else f"{o.after_intensity:.3g}",
+        "int_b": "—" if o.before_intensity is None else num(o.before_intensity),
+        "int_a": "—" if o.after_intensity is None else num(o.after_intensity),
         "bound": Text(bound),
     }
 

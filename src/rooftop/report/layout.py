@@ -41,6 +41,15 @@ class Column:
         return self.header or self.key
 
 
+def num(value: float) -> str:
+    """Three significant digits, never an exponent: 0.667, 3.99, 585, 1,020, 12,500 (∞ and — as such)."""
+    if value != value:
+        return "—"
+    if value in (float("inf"), float("-inf")):
+        return "∞"
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+
+
 def output_width() -> int | None:
     """COLUMNS when set, the terminal's width on a terminal, else ``FILE_WIDTH`` (a pipe or a file)."""
     columns = os.environ.get("COLUMNS", "")

@@ -13,7 +13,7 @@ from rooftop.core.artifact import Result, Run
 from rooftop.core.points import RooflinePoint, Source
 from rooftop.core.roofs import Roofs
 from rooftop.measure.calibrate import op_class
-from rooftop.report.layout import Cell, Column, fit_table, pairs_table
+from rooftop.report.layout import Cell, Column, fit_table, num, pairs_table
 from rooftop.report.tables import _bound_text, findings_group, print_line, result_title
 from rooftop.units import seconds, si
 
@@ -91,8 +91,8 @@ def profile_rows(result: Result, roofs: Roofs) -> list[dict[str, Cell]]:
                 "ratio": f"{(p.time_s or 0) / a['time_s']:.2f}×" if a and a["time_s"] else "—",
                 "flops": si(p.flops, "") if p.flops else "0",
                 "bytes": si(p.bytes, "B"),
-                "intensity": f"{p.intensity:.3g}" if p.bytes else "∞",
-                "model_intensity": f"{a['flops'] / a['bytes']:.3g}" if a and a["bytes"] else "—",
+                "intensity": num(p.intensity) if p.bytes else "∞",
+                "model_intensity": num(a["flops"] / a["bytes"]) if a and a["bytes"] else "—",
                 "achieved": si(p.flop_per_s, "FLOP/s") if p.flops else si(p.bytes_per_s, "B/s"),
                 "roof_eff": f"{p.roof_efficiency(roofs):.0%}",
                 "bound": _bound_text(p.bound),

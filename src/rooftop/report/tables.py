@@ -13,7 +13,7 @@ from rooftop.core.artifact import Result, Run
 from rooftop.core.findings import Finding
 from rooftop.core.points import RooflinePoint
 from rooftop.core.roofs import Roofs
-from rooftop.report.layout import Cell, Column, fit_table, pairs_table, wrap
+from rooftop.report.layout import Cell, Column, fit_table, num, pairs_table, wrap
 from rooftop.units import gib, seconds, si
 
 BOUND_STYLE = {"compute": "bold red", "memory": "cyan", "link": "magenta"}
@@ -63,7 +63,7 @@ def op_row(p: RooflinePoint, total_time: float) -> dict[str, Cell]:
         "kv_write": si(t.kv_write_bytes, "B") if t else "",
         "kv": si(t.kv_read_bytes + t.kv_write_bytes, "B") if t else "",
         "bytes": si(p.bytes, "B"),
-        "intensity": f"{p.intensity:.3g}" if p.bytes else "∞",
+        "intensity": num(p.intensity) if p.bytes else "∞",
         "time": seconds(p.time_s or float("nan")),
         "share": f"{(p.time_s or 0) / total_time:.1%}",
         "bound": _bound_text(p.bound),
@@ -94,7 +94,7 @@ def totals_table(result: Result, width: int = 80) -> Table:
             "bytes by kind",
             f"weights {si(t.weight_bytes, 'B')}, KV {si(t.kv_bytes, 'B')}, act {si(t.activation_bytes, 'B')}",
         ),
-        ("intensity", f"{t.intensity:.3g} FLOP/B (ridge {t.peak_flop_per_s / t.bandwidth_bytes_per_s:.0f})"),
+        ("intensity", f"{num(t.intensity)} FLOP/B (ridge {t.peak_flop_per_s / t.bandwidth_bytes_per_s:.0f})"),
         ("MFU / HFU / MBU", f"{t.mfu:.1%} / {t.hfu:.1%} / {t.mbu:.1%}"),
         ("bound", _bound_text(t.bound)),
     ]
