@@ -102,3 +102,17 @@ def test_a_kernel_without_a_roof_of_its_precision_is_named() -> None:
     assert (
         build_chart([import_path(data_path("ncu-csv-llm-perf-opt", "kernel_0005.ncu.metrics.csv"), H100)]).notes == ()
     )
+
+
+def test_two_devices_share_the_roofs_they_have_in_common() -> None:
+    # issue 10: with two devices ten roof labels overlapped; an H100 and an H200 share every compute peak
+    from rooftop.hardware.catalog import get_roofs
+
+    h200 = replace(decode_run(), roofs=get_roofs("h200-sxm"))
+    chart = build_chart([decode_run(), h200])
+    compute = [line.label for line in chart.roofs if line.family == "compute"]
+    assert len(compute) == 5 and "h100-sxm, h200-sxm bf16/fp16 989 TFLOP/s (datasheet)" in compute
+    memory = sorted(line.label for line in chart.roofs if line.family == "memory")
+    # HBM differs (3.35 vs 4.8 TB/s), the link is the same 450 GB/s
+    assert memory == ["h100-sxm HBM 3.35 TB/s (datasheet)", "h100-sxm, h200-sxm LINK 450 GB/s (datasheet)",
+                      "h200-sxm HBM 4.8 TB/s (datasheet)"]  # fmt: skip

@@ -233,7 +233,31 @@ def roof_lines(all_roofs: list[Roofs], x_range: tuple[float, float]) -> tuple[li
                     LEVEL_COLOURS.get(m.level, "#444444"),
                 )
             )
-    return lines, ridges
+    return merge_shared(lines, [r.name for r in all_roofs] if several else []), ridges
+
+
+def merge_shared(lines: list[RoofLine], devices: list[str]) -> list[RoofLine]:
+    """One line for a roof several devices share (same value, kind and name): its label names them all.
+
+    Two devices with equal compute peaks (an H100 and an H200) would otherwise draw ten labels on five lines.
+    """
+    merged: dict[tuple[str, float, RoofKind, str], RoofLine] = {}
+    owners: dict[tuple[str, float, RoofKind, str], list[str]] = {}
+    for line in lines:
+        device = next((d for d in devices if line.label.startswith(d + " ")), "")
+        bare = line.label.removeprefix(device + " ") if device else line.label
+        value = line.ys[0] if line.family == "compute" else line.ys[0] / line.xs[0]
+        key = (line.family, value, line.kind, bare)
+        owners.setdefault(key, []).append(device)
+        first = merged.get(key)
+        if first is None or line.xs[0] < first.xs[0]:
+            merged[key] = RoofLine(bare, line.family, line.kind, line.source, line.xs, line.ys, line.colour)
+    out = []
+    for key, line in merged.items():
+        names = [d for d in owners[key] if d]
+        label = f"{', '.join(names)} {line.label}" if names else line.label
+        out.append(RoofLine(label, line.family, line.kind, line.source, line.xs, line.ys, line.colour))
+    return out
 
 
 def _place(p: RooflinePoint, roofs: Roofs) -> tuple[float, float, str]:

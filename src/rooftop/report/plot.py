@@ -49,14 +49,16 @@ def _draw_roofs(ax: Any, chart: Chart) -> None:
     """Each roof in its colour, labelled on its line (memory labels follow the slope on screen)."""
     import math
 
+    memory_lines = 0
     for line in chart.roofs:
         ax.plot(line.xs, line.ys, linestyle=ROOF_DASH[line.kind][0], color=line.colour, linewidth=1.5, zorder=2)
         if line.family == "compute":
             ax.annotate(line.label, (line.xs[1], line.ys[1]), xytext=(-4, 2), textcoords="offset points",
                         fontsize=7, ha="right", va="bottom", color=line.colour)  # fmt: skip
             continue
-        x0 = line.xs[0] * 1.5
-        y0 = line.ys[0] * 1.5
+        shift = 1.5 * 2.5**memory_lines  # each memory roof's label further along its line: no two overlap
+        memory_lines += 1
+        x0, y0 = line.xs[0] * shift, line.ys[0] * shift
         (px0, py0), (px1, py1) = ax.transData.transform([(line.xs[0], line.ys[0]), (line.xs[1], line.ys[1])])
         angle = math.degrees(math.atan2(py1 - py0, px1 - px0))
         ax.annotate(line.label, (x0, y0), xytext=(0, 3), textcoords="offset points", fontsize=7, ha="left",
