@@ -9,11 +9,35 @@ import click
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from rooftop.hardware.catalog import describe, get_entry, layer_paths, load_catalog
 from rooftop.models.presets import load_preset, preset_names, resolve_model
-from rooftop.report.layout import make_console
+from rooftop.report.layout import Cell, Column, fit_table, make_console
 from rooftop.units import GIB, TERA, si
+
+
+def _layouts(columns: dict[str, Column], *sets: str) -> list[list[Column]]:
+    return [[columns[k] for k in keys.split()] for keys in sets]
+
+
+HARDWARE_LAYOUTS = _layouts(
+    {
+        "id": Column("id", justify="left"), "name": Column("name", justify="left", shorten=True),
+        "memory": Column("memory"), "hbm": Column("hbm", "HBM"), "bf16": Column("bf16"), "fp8": Column("fp8"),
+        "ridge": Column("ridge", "ridge bf16"),
+    },
+    "id name memory hbm bf16 fp8 ridge", "id memory hbm bf16 fp8 ridge", "id hbm bf16 ridge",
+)  # fmt: skip
+MODEL_LAYOUTS = _layouts(
+    {
+        "preset": Column("preset", justify="left"), "params": Column("params"), "active": Column("active"),
+        "layers": Column("layers"), "hidden": Column("hidden"), "heads": Column("heads", "heads/kv"),
+        "kv": Column("kv", "KV B/token (bf16)"), "source": Column("source", justify="left", shorten=True),
+    },
+    "preset params active layers hidden heads kv source", "preset params active layers hidden heads kv",
+    "preset params active layers kv", "preset params kv",
+)  # fmt: skip
 
 
 @click.group()
@@ -34,24 +58,20 @@ def hardware_list(catalog: str | None, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps([describe(e) for e in entries.values()], indent=1))
         return
-    table = Table(header_style="bold", box=None)
-    for col in ("id", "name", "memory", "HBM", "bf16", "fp8", "ridge bf16"):
-        table.add_column(col, justify="left" if col in ("id", "name") else "right")
+    rows: list[dict[str, Cell]] = []
     for e in entries.values():
         r = e.roofs()
         bf16 = r.peak("bf16") if r.has_compute("bf16") else float("nan")
         fp8 = r.peak("fp8") if r.has_compute("fp8") else float("nan")
         hbm = r.bandwidth("hbm") if r.has_memory("hbm") else float("nan")
-        table.add_row(
-            escape(e.id),
-            escape(e.fields.get("name", "")),
-            f"{r.capacity_bytes / GIB:.0f} GiB",
-            si(hbm, "B/s"),
-            si(bf16, "FLOP/s"),
-            si(fp8, "FLOP/s"),
-            f"{bf16 / hbm:.0f}" if bf16 == bf16 and hbm == hbm else "—",
-        )
-    make_console().print(table)
+        rows.append({
+            "id": Text(e.id), "name": Text(e.fields.get("name", "")), "memory": f"{r.capacity_bytes / GIB:.0f} GiB",
+            "hbm": si(hbm, "B/s"), "bf16": si(bf16, "FLOP/s"), "fp8": si(fp8, "FLOP/s"),
+            "ridge": f"{bf16 / hbm:.0f}" if bf16 == bf16 and hbm == hbm else "—",
+        })  # fmt: skip
+    console = make_console()
+    table = fit_table(HARDWARE_LAYOUTS, rows, console.width)
+    console.print(table)
     layers = layer_paths(catalog)
     if layers:
         Console(stderr=True).print("user layers: " + ", ".join(str(p) for p in layers), style="dim")
@@ -102,21 +122,16 @@ def models_list(as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps([s.describe() for s in specs], indent=1))
         return
-    table = Table(header_style="bold", box=None)
-    for col in ("preset", "params", "active", "layers", "hidden", "heads/kv", "KV B/token (bf16)", "source"):
-        table.add_column(col, justify="left" if col in ("preset", "source") else "right")
-    for s in specs:
-        table.add_row(
-            s.name,
-            f"{s.param_count():,}",
-            f"{s.param_count(active=True):,}",
-            str(s.layers),
-            str(s.hidden),
-            f"{s.heads}/{s.kv_heads}" + (" MLA" if s.mla else ""),
-            f"{s.kv_bytes_per_token(2):,.0f}",
-            escape(s.source),
-        )
-    make_console().print(table)
+    rows: list[dict[str, Cell]] = [
+        {
+            "preset": s.name, "params": f"{s.param_count():,}", "active": f"{s.param_count(active=True):,}",
+            "layers": str(s.layers), "hidden": str(s.hidden), "kv": f"{s.kv_bytes_per_token(2):,.0f}",
+            "heads": f"{s.heads}/{s.kv_heads}" + (" MLA" if s.mla else ""), "source": Text(s.source),
+        }
+        for s in specs
+    ]  # fmt: skip
+    console = make_console()
+    console.print(fit_table(MODEL_LAYOUTS, rows, console.width))
 
 
 @models.command("show")

@@ -71,9 +71,14 @@ def _cell_len(cell: Cell) -> int:
     return max((Text(line).cell_len for line in text.plain.splitlines()), default=0)
 
 
-def natural_width(columns: Sequence[Column], rows: Sequence[Mapping[str, Cell]]) -> int:
-    """The width the table takes when no cell wraps."""
+SHORTEST_NAME = 40  # a layout fits when its names, shortened to this, leave room for every other column
+
+
+def natural_width(columns: Sequence[Column], rows: Sequence[Mapping[str, Cell]], cap_names: bool = False) -> int:
+    """The width the table takes when no cell wraps (names counted at most SHORTEST_NAME with ``cap_names``)."""
     widths = [max([len(c.title), *(_cell_len(r.get(c.key, "")) for r in rows)]) for c in columns]
+    if cap_names:
+        widths = [min(w, SHORTEST_NAME) if c.shorten else w for c, w in zip(columns, widths, strict=True)]
     return sum(widths) + GAP * max(len(columns) - 1, 0)
 
 
@@ -84,7 +89,7 @@ def choose_layout(
     filled = [[c for c in columns if any(_cell_len(r.get(c.key, "")) for r in rows)] or list(columns)
               for columns in layouts]  # fmt: skip
     for columns in filled:
-        if natural_width(columns, rows) <= width:
+        if natural_width(columns, rows, cap_names=True) <= width:
             return columns
     return filled[-1]
 
