@@ -31,7 +31,7 @@ def _table(latest: dict[str, dict[str, Any]], errors: dict[str, str]) -> Any:
         "KV",
         "finding",
     ):
-        t.add_column(col)
+        t.add_column(col, no_wrap=col not in ("source", "finding"), overflow="fold")  # numbers never wrap
     for src, s in latest.items():
         rates, mfu, mbu, lat = s.get("rates") or {}, s.get("mfu") or {}, s.get("mbu") or {}, s.get("latency") or {}
         ttft, tpot = lat.get("ttft_s") or {}, lat.get("tpot_s") or {}
