@@ -84,3 +84,21 @@ def test_docs_api_examples_run_as_printed(tmp_path: Path, monkeypatch: pytest.Mo
             exec(compile(block, "docs/api.md", "exec"), namespace)  # our own documentation, not user input
         expected = [line[2:] for line in block.splitlines() if line.startswith("# ")]
         assert out.getvalue().splitlines() == expected, block
+
+
+def test_profile_and_import_take_names(monkeypatch: pytest.MonkeyPatch):
+    import rooftop.api.profile as api_profile
+
+    seen = {}
+    monkeypatch.setattr(api_profile, "profile", lambda req: seen.setdefault("req", req))
+    rooftop.profile("llama-cpu-small", "cpu", batch=4, trace_path="t.json.gz")
+    req = seen["req"]
+    assert (req.model, req.device, req.batch, str(req.trace_path)) == ("llama-cpu-small", "cpu", 4, "t.json.gz")
+    run = rooftop.import_path(data_path("ncu-csv-llm-perf-opt", "kernel_0005.ncu.metrics.csv"), "H100-SXM")
+    assert run.roofs.name == "h100-sxm" and run.results[0].points[0].dtype == "bf16"
+
+
+def test_sweep_by_name():
+    run = rooftop.sweep("llama-3.1-8b", "h100-sxm", batch=[1, 64], context=2048, slo_tpot_s=0.05)
+    (result,) = run.results
+    assert result.extra["operating_point"]["batch"] == 64 and len(result.extra["sweep"]["rows"]) == 2
