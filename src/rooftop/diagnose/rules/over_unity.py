@@ -5,6 +5,7 @@ from __future__ import annotations
 from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding
 from rooftop.diagnose.engine import Evidence, rule
+from rooftop.units import seconds
 
 CAUSES = {
     "mbu": (
@@ -34,7 +35,7 @@ def over_unity(ev: Evidence) -> list[Finding]:
                     code=f"{name}-over-100",
                     severity=Severity.WARN,
                     title=(
-                        f"{name.upper()} {value:.0%} is above 100%: the step ({t.time_s * 1e3:.3g} ms) is shorter "
+                        f"{name.upper()} {value:.0%} is above 100%: the step ({seconds(t.time_s)}) is shorter "
                         f"than the roof allows; likely {CAUSES[name]}"
                     ),
                     bottleneck="measurement",
