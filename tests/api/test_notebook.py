@@ -55,6 +55,9 @@ def test_repr_is_short_and_html_has_the_table():
     )
     html = run._repr_html_()
     assert "<table>" in html and "q_proj" in html and "MBU 99.9%" in html and "None" not in html
+    # a small roofline drawn as inline SVG (no plotting library imported), and numbers in SI units
+    assert html.count("<svg") == 1 and html.count("<circle") == 28 and "ridge 295" in html
+    assert "<td>1.07 GFLOP</td>" in html and "e+0" not in html
 
 
 def test_point_name_is_name_in_python_and_json():
