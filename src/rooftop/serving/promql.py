@@ -65,7 +65,7 @@ class Scope:
     @property
     def matchers(self) -> str:
         """`model="…",device="…"`: selects this scope's rooftop series."""
-        return ",".join(f"{k}={json.dumps(v)}" for k, v in self.labels.items())
+        return ", ".join(f"{k}={json.dumps(v)}" for k, v in self.labels.items())
 
 
 def num(x: float) -> str:
@@ -75,7 +75,7 @@ def num(x: float) -> str:
 
 def own(scope: Scope, name: str, extra: str = "") -> str:
     """A rooftop series of this scope."""
-    return f"{name}{{{scope.matchers}{',' + extra if extra else ''}}}"
+    return f"{name}{{{scope.matchers}{', ' + extra if extra else ''}}}"
 
 
 def _select(scope: Scope, name: str, m: MetricSpec, suffix: str = "") -> str:

@@ -1,8 +1,9 @@
 """A small YAML writer for rule files: maps, lists, strings, numbers (no dependency).
 
-Strings are written double-quoted in JSON's escaping, which YAML reads the same way; a long
-PromQL expression is folded onto continuation lines inside its quotes (YAML joins them with one
-space, which PromQL ignores) so that files read well at 80 columns.
+Strings are written single-quoted (PromQL's double quotes need no escape there; a ' doubles),
+or double-quoted in JSON's escaping when they hold control characters. A long PromQL expression
+is folded onto continuation lines inside its quotes (YAML joins them with one space, which
+PromQL ignores) so that files read well at 80 columns.
 """
 
 from __future__ import annotations
@@ -18,8 +19,11 @@ def _scalar(value: Any, indent: int) -> str:
         return "true" if value else "false"
     if isinstance(value, int | float):
         return repr(value)
-    text = json.dumps(str(value), ensure_ascii=False)
-    if len(text) + indent <= WIDTH or "\n" in str(value):
+    raw = str(value)
+    if any(ord(ch) < 0x20 for ch in raw):
+        return json.dumps(raw, ensure_ascii=False)
+    text = "'" + raw.replace("'", "''") + "'"
+    if len(text) + indent <= WIDTH:
         return text
     return _fold(text, indent)
 

@@ -1,0 +1,66 @@
+"""serving/promql + yaml_text: the PromQL text of the rules and the YAML writer (read back by PyYAML)."""
+
+from __future__ import annotations
+
+import yaml
+
+from rooftop.serving.engines import engine_map
+from rooftop.serving.promql import CostPoly, Scope, counter_rate, gauge, hist_mean, num, shape_rules
+from rooftop.serving.yaml_text import dump
+
+
+def _spec(engine: str, key: str):  # type: ignore[no-untyped-def]
+    return next(m for m in engine_map(engine).metrics if m.key == key)
+
+
+def test_counter_rate_with_renamed_fallbacks_and_selector() -> None:
+    scope = Scope("m", "d", 'job="x"', "2m")
+    expr = counter_rate(scope, _spec("vllm", "cached_prompt_tokens"))
+    assert expr == (
+        'sum by (job, instance) (rate(vllm:prompt_tokens_cached_total{job="x"}[2m]))'
+        ' or sum by (job, instance) (rate(vllm:prefix_cache_hits_total{job="x"}[2m]))'
+        ' or sum by (job, instance) (rate(vllm:gpu_prefix_cache_hits_total{job="x"}[2m]))'
+    )
+
+
+def test_scale_and_label_match() -> None:
+    scope = Scope("m", "d")
+    # Triton counts queue time in microseconds: 1e-6 scales the whole alternative list
+    assert counter_rate(scope, _spec("triton", "queue_s_total")) == (
+        "1e-06 * (sum by (job, instance) (rate(nv_inference_queue_duration_us[1m])))"
+    )
+    assert gauge(scope, _spec("triton", "requests_waiting")) == (
+        'sum by (job, instance) (nv_trt_llm_request_metrics{request_type="waiting"})'
+    )
+    assert hist_mean(scope, _spec("sglang", "ttft_s")) == (
+        "(sum by (job, instance) (rate(sglang:time_to_first_token_seconds_sum[1m]))"
+        " / (sum by (job, instance) (rate(sglang:time_to_first_token_seconds_count[1m])) > 0))"
+    )
+
+
+def test_shapes_follow_watch() -> None:
+    rules = {r["record"]: r["expr"] for r in shape_rules(engine_map("llamacpp"), Scope("m", "d"))}
+    own = '{model="m", device="d"}'
+    # llama.cpp has no finished-request counter: decode tokens = generated; mean prompt falls back to 512
+    assert rules["rooftop:decode_tokens:rate"] == f"rooftop:generation_tokens:rate{own}"
+    assert rules["rooftop:mean_prompt_tokens"] == f"rooftop:prompt_tokens:rate{own} * 0 + 512.0"
+    assert rules["rooftop:decode_context"] == (
+        f"clamp_min(round(rooftop:mean_prompt_tokens{own} + clamp_min(rooftop:mean_output_tokens{own} - 2, 0) / 2), 0)"
+    )
+    assert rules["rooftop:decode_batch"].startswith(f"round(clamp_min(rooftop:requests_running{own}, 1))")
+
+
+def test_numbers_round_trip() -> None:
+    for x in (0.1, 1e-06, 90194313216.0, 2.0 / 3.0):
+        assert float(num(x)) == x
+    assert CostPoly(1.0, 2.0, 3.0).cm == 0.0
+
+
+def test_yaml_writer_reads_back() -> None:
+    long = "sum by (job, instance) (rate(x[1m])) " * 6 + 'and y{a="b \\"q\\" \'s"}'
+    doc = {"groups": [{"name": "g:1", "rules": [{"record": "r", "expr": long, "labels": {"k": "é\tx"}}], "e": []}]}
+    text = dump(doc)
+    assert max(len(line) for line in text.splitlines()) <= 80
+    back = yaml.safe_load(text)
+    assert back["groups"][0]["rules"][0]["expr"] == long.replace("  ", " ")
+    assert back["groups"][0]["rules"][0]["labels"] == {"k": "é\tx"} and back["groups"][0]["e"] == []
