@@ -32,7 +32,7 @@ def test_stdout_options_and_lines_fit_a_terminal() -> None:
     assert proc.returncode == 0, proc.stderr
     doc = yaml.safe_load(proc.stdout)
     assert all(g["interval"] == "15s" for g in doc["groups"])
-    assert "[30s]" in doc["groups"][0]["rules"][0]["expr"]
+    assert doc["groups"][0]["rules"][0]["expr"].endswith("offset 30s) >= 0) or vllm:prompt_tokens_total)) / 30.0")
     assert {a["for"] for a in doc["groups"][1]["rules"]} == {"5m"}
     long = [ln for ln in proc.stdout.splitlines() if len(ln) > 100]
     assert not long, long[:3]

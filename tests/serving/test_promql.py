@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 import yaml
 
+from rooftop.errors import WorkloadError
 from rooftop.serving.engines import engine_map
-from rooftop.serving.promql import CostPoly, Scope, counter_rate, gauge, hist_mean, num, shape_rules
+from rooftop.serving.promql import CostPoly, Scope, counter_rate, gauge, hist_mean, num, shape_rules, window_s
 from rooftop.serving.yaml_text import dump
 
 
@@ -13,29 +15,30 @@ def _spec(engine: str, key: str):  # type: ignore[no-untyped-def]
     return next(m for m in engine_map(engine).metrics if m.key == key)
 
 
-def test_counter_rate_with_renamed_fallbacks_and_selector() -> None:
+def test_counter_rate_is_watchs_two_point_rate_with_fallbacks_and_selector() -> None:
     scope = Scope("m", "d", 'job="x"', "2m")
-    expr = counter_rate(scope, _spec("vllm", "cached_prompt_tokens"))
-    assert expr == (
-        'sum by (job, instance) (rate(vllm:prompt_tokens_cached_total{job="x"}[2m]))'
-        ' or sum by (job, instance) (rate(vllm:prefix_cache_hits_total{job="x"}[2m]))'
-        ' or sum by (job, instance) (rate(vllm:gpu_prefix_cache_hits_total{job="x"}[2m]))'
-    )
+    x, old = 'vllm:prefix_cache_hits_total{job="x"}', 'vllm:gpu_prefix_cache_hits_total{job="x"}'
+    new = 'vllm:prompt_tokens_cached_total{job="x"}'
+    # (now − 2 m ago) when it did not go down, else the value since the reset; summed per instance; / 120 s
+    alts = [f"sum by (job, instance) ((({n} - {n} offset 2m) >= 0) or {n})" for n in (new, x, old)]
+    assert counter_rate(scope, _spec("vllm", "cached_prompt_tokens")) == f"({' or '.join(alts)}) / 120.0"
 
 
-def test_scale_and_label_match() -> None:
-    scope = Scope("m", "d")
-    # Triton counts queue time in microseconds: 1e-6 scales the whole alternative list
+def test_scale_label_match_and_histogram_mean() -> None:
+    scope = Scope("m", "d", window="1h30m")
+    q = "nv_inference_queue_duration_us"
+    # Triton counts queue time in microseconds: 1e-6 scales the whole expression; 1h30m = 5400 s
     assert counter_rate(scope, _spec("triton", "queue_s_total")) == (
-        "1e-06 * (sum by (job, instance) (rate(nv_inference_queue_duration_us[1m])))"
+        f"1e-06 * ((sum by (job, instance) ((({q} - {q} offset 1h30m) >= 0) or {q})) / 5400.0)"
     )
     assert gauge(scope, _spec("triton", "requests_waiting")) == (
         'sum by (job, instance) (nv_trt_llm_request_metrics{request_type="waiting"})'
     )
-    assert hist_mean(scope, _spec("sglang", "ttft_s")) == (
-        "(sum by (job, instance) (rate(sglang:time_to_first_token_seconds_sum[1m]))"
-        " / (sum by (job, instance) (rate(sglang:time_to_first_token_seconds_count[1m])) > 0))"
-    )
+    s, c = "sglang:time_to_first_token_seconds_sum", "sglang:time_to_first_token_seconds_count"
+    inc = "sum by (job, instance) ((({0} - {0} offset 1h30m) >= 0) or {0})"
+    assert hist_mean(scope, _spec("sglang", "ttft_s")) == f"({inc.format(s)} / ({inc.format(c)} > 0))"
+    with pytest.raises(WorkloadError, match="not a Prometheus duration"):
+        window_s("1m30")
 
 
 def test_shapes_follow_watch() -> None:

@@ -5,6 +5,11 @@ Input series come from one engine map (the canonical names of ``engines/*.toml``
 carries the static labels ``model`` and ``device`` (so several models, each with its own rule
 file and selector, share one Prometheus), plus ``phase`` where a number is per phase.
 
+Rates are watch's: the increase between the sample at the evaluation time and the one a
+window before (``x - x offset W``; a counter that went down was reset, and its new value is
+the increase), over W seconds — not ``rate()``, whose extrapolation to the window's edges
+would count a burst that starts and ends inside the window over the samples' span instead.
+
 The model's cost enters as polynomials fitted to the analytic engine (``CostPoly``): per
 prefill sequence of L prompt tokens ``c0 + c1·L + c2·L² + cm·(1 − r^L)``; per decode step of B
 sequences at context C ``d0 + dB·B + dBC·B·C + dm·(1 − r^B)`` (the r terms are MoE expert
@@ -15,10 +20,12 @@ prompt + max(0, mean output − 2)/2), B = round(max(1, requests running)).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from rooftop.errors import WorkloadError
 from rooftop.serving.engines import EngineMap, MetricSpec
 
 DEFAULT_PROMPT_TOKENS = 512.0  # watch's fallback when a window shows no prompt length
@@ -88,10 +95,25 @@ def _scaled(expr: str, m: MetricSpec) -> str:
     return expr if m.scale == 1.0 else f"{num(m.scale)} * ({expr})"
 
 
+def window_s(text: str) -> float:
+    """A Prometheus duration ('90s', '1m', '1h30m') in seconds."""
+    units = {"ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0, "y": 31536000.0}
+    parts = re.findall(r"(\d+)(ms|s|m|h|d|w|y)", text)
+    if not parts or "".join(n + u for n, u in parts) != text:
+        raise WorkloadError(f"{text!r}: not a Prometheus duration (e.g. 30s, 1m, 1h30m)")
+    return sum(int(n) * units[u] for n, u in parts)
+
+
+def increase(scope: Scope, name: str, m: MetricSpec, suffix: str = "") -> str:
+    """Watch's two-point increase over the window: now − one window ago; after a reset, the new value."""
+    x = _select(scope, name, m, suffix)
+    return f"sum by (job, instance) ((({x} - {x} offset {scope.window}) >= 0) or {x})"
+
+
 def counter_rate(scope: Scope, m: MetricSpec) -> str:
-    """Per-second increase per instance; older names as fallbacks (`or`)."""
-    alts = [f"sum by (job, instance) (rate({_select(scope, n, m)}[{scope.window}]))" for n in m.names]
-    return _scaled(" or ".join(alts), m)
+    """Per-second increase per instance over the window; older names as fallbacks (`or`)."""
+    alts = " or ".join(increase(scope, n, m) for n in m.names)
+    return _scaled(f"({alts}) / {num(window_s(scope.window))}", m)
 
 
 def gauge(scope: Scope, m: MetricSpec) -> str:
@@ -100,12 +122,8 @@ def gauge(scope: Scope, m: MetricSpec) -> str:
 
 
 def hist_mean(scope: Scope, m: MetricSpec) -> str:
-    """Mean of a histogram's observations inside the window (NaN-free: empty windows drop out)."""
-    alts = []
-    for n in m.names:
-        s = f"sum by (job, instance) (rate({_select(scope, n, m, '_sum')}[{scope.window}]))"
-        c = f"sum by (job, instance) (rate({_select(scope, n, m, '_count')}[{scope.window}]))"
-        alts.append(f"({s} / ({c} > 0))")
+    """Mean of a histogram's observations inside the window (windows without any drop out)."""
+    alts = [f"({increase(scope, n, m, '_sum')} / ({increase(scope, n, m, '_count')} > 0))" for n in m.names]
     return _scaled(" or ".join(alts), m)
 
 
