@@ -67,3 +67,35 @@ def test_yaml_writer_reads_back() -> None:
     back = yaml.safe_load(text)
     assert back["groups"][0]["rules"][0]["expr"] == long.replace("  ", " ")
     assert back["groups"][0]["rules"][0]["labels"] == {"k": "é\tx"} and back["groups"][0]["e"] == []
+
+
+def test_alerts_follow_the_live_findings_thresholds() -> None:
+    from rooftop.serving.promalerts import AlertTiming, alert_rules
+
+    notes = {"scheduler": {"remedy": "cap the batch"}}
+    alerts = alert_rules(engine_map("sglang"), Scope("m", "d"), 4, notes, AlertTiming("3m", "7m"))
+    by = {a["alert"]: a for a in alerts}
+    own = 'model="m", device="d"'
+    assert by["RooftopPrefillComputeBound"]["expr"] == (
+        f'rooftop:mfu{{{own}, phase="prefill"}} > 0.45 and ignoring (phase) deriv(rooftop:ttft_s:mean{{{own}}}[7m]) > 0'
+    )
+    assert by["RooftopUnderutilised"]["labels"]["bottleneck"] == "communication"  # tp = 4
+    assert by["RooftopUnderutilisedWithQueue"]["annotations"]["remedy"] == "cap the batch"
+    assert by["RooftopKvCachePressure"]["expr"] == f"rooftop:kv_usage{{{own}}} >= 0.9"  # SGLang: no preemptions
+    assert {a["for"] for a in alerts} == {"3m"}
+    # llama.cpp: no TTFT histogram, so no scenario B
+    assert "RooftopPrefillComputeBound" not in {
+        a["alert"] for a in alert_rules(engine_map("llamacpp"), Scope("m", "d"), 1, {})
+    }
+
+
+def test_dashboard_panels_read_rooftop_series() -> None:
+    from rooftop.serving.grafana import dashboard
+
+    board = dashboard()
+    titles = [p["title"] for p in board["panels"]]
+    assert titles[:3] == ["MFU", "MBU", "Tokens per second"]
+    for p in board["panels"]:
+        (target,) = p["targets"]
+        assert "rooftop:" in target["expr"] and 'model=~"$model"' in target["expr"]
+    assert len({(p["gridPos"]["x"], p["gridPos"]["y"]) for p in board["panels"]}) == len(titles)  # no overlap
