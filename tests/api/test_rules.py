@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from rooftop.api.live_model import LiveModel, live_model
 from rooftop.api.rules import model_costs, rule_set, rules_yaml
-from rooftop.api.serve import LiveModel, live_model
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, Roofs
 from rooftop.core.workload import Workload
 from rooftop.errors import RooftopError

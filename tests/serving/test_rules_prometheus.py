@@ -70,7 +70,8 @@ def stub() -> Iterator[str]:
 
 
 def test_scenario_a_fires_and_records_match_watch(stub: str, tmp_path: Path) -> None:
-    from rooftop.api.serve import analyse_window, live_model
+    from rooftop.api.live_model import live_model
+    from rooftop.api.window import analyse_window
     from rooftop.serving.sources import prometheus_instant
     from rooftop.serving.watch import observe, window
 

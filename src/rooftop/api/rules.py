@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rooftop.analytic.engine import evaluate
-from rooftop.api.serve import LiveModel, live_model
+from rooftop.api.live_model import LiveModel, live_model
 from rooftop.core.points import Phase
 from rooftop.core.workload import Workload
 from rooftop.errors import RooftopError
