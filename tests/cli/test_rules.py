@@ -43,6 +43,7 @@ def test_bad_input_is_one_line_exit_2() -> None:
         (("--window", "1x"), "--window '1x': not a Prometheus duration"),
         (("-m", "no-such-model"), "no-such-model"),
         (("-H", "no-such-device"), "no-such-device"),
+        (("--selector", '{job="x"}'), "without braces"),
     ):
         full = ("rules", *args) if args[0] == "-m" else ("rules", "-m", "llama-3.1-8b", *args)
         proc = run_cli(*full)

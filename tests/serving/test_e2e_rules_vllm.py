@@ -72,11 +72,13 @@ def test_rules_equal_watch_on_real_vllm(vllm: Vllm, model_dir: Path, tmp_path: P
         }
         got["prompt tokens/s"] = prom.value(f"rooftop:prompt_tokens:rate{{{sel}}}", te)
         got["generation tokens/s"] = prom.value(f"rooftop:generation_tokens:rate{{{sel}}}", te)
+        got["requests/s"] = prom.value(f"rooftop:requests_finished:rate{{{sel}}}", te)
         want = {f"{n} {p}": w[n][p] for n in ("mfu", "mbu") for p in ("prefill", "decode", "total")}
         want["prompt tokens/s"] = w["rates"]["prompt_tokens_per_s"]
         want["generation tokens/s"] = w["rates"]["generation_tokens_per_s"]
+        want["requests/s"] = w["rates"]["requests_per_s"]
         for key in want:
-            print(f"{key:>20}: watch {want[key]:.6g}  rules {got[key]:.6g}  ({got[key] / want[key] - 1:+.2%})")
+            print(f"{key:>20}: watch {want[key]:.9g}  rules {got[key]:.9g}  ({got[key] / want[key] - 1:+.1e})")
         assert want["generation tokens/s"] == pytest.approx(12 * 16 / WINDOW_S, rel=0.02)  # 12 requests × 16 tokens
         for key in want:
             assert got[key] == pytest.approx(want[key], rel=0.02), key

@@ -69,6 +69,8 @@ def rules(
     from rooftop.serving.grafana import dashboard as grafana
     from rooftop.serving.promalerts import AlertTiming
 
+    if "{" in selector or "}" in selector:
+        raise WorkloadError(f"--selector {selector!r}: give label matchers without braces, e.g. 'job=\"vllm\"'")
     for option, value in (("--window", window), ("--for", hold), ("--trend", trend), ("--interval", interval)):
         if value is not None:
             _duration(option, value)
