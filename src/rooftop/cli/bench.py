@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from rooftop.cli.options import complete_models
+from rooftop.cli.options import complete_devices, complete_models
 from rooftop.core.jsonenc import dumps
 from rooftop.errors import WorkloadError
 
@@ -43,7 +43,14 @@ def _slo(ttft: str | None, tpot: str | None, e2e: str | None) -> Any:
     help="Model preset or config.json for live MFU/MBU (rooftop's analytic model).",
 )
 @click.option("--served-model", help="Model name sent in requests (default: the first of GET /v1/models).")
-@click.option("--hardware", "-H", default="h100-sxm", show_default=True, help="Catalog device for the roofs.")
+@click.option(
+    "--hardware",
+    "-H",
+    default="h100-sxm",
+    show_default=True,
+    shell_complete=complete_devices,
+    help="Catalog device for the roofs.",
+)
 @click.option("--dtype", default="bf16", show_default=True, help="Dtype the engine runs (for MFU/MBU).")
 @click.option("--tp", type=click.IntRange(min=1), default=1, show_default=True, help="Tensor-parallel degree.")
 @click.option("--peak-tflops", help="Override the compute roof.")
