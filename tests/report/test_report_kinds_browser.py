@@ -82,7 +82,7 @@ def test_every_report_kind_in_chromium(tmp_path: Path) -> None:
     assert a["legend"] == ["run 1: decode b=1 c=2048", "run 1: decode b=64 c=2048", "run 2: decode b=1 c=2048",
                            "run 2: decode b=64 c=2048"]  # fmt: skip
     assert "bf16/fp16 989 TFLOP/s (datasheet)" in a["annotations"] and "HBM 3.35 TB/s (datasheet)" in a["annotations"]
-    assert "1 PFLOP/s" in a["yticks"] and "Not on the chart (no FLOPs or no bytes" in a["text"]
+    assert "1 PFLOP/s" in a["yticks"] and "12 points not on the chart (no FLOPs or no bytes" in a["text"]
     c = seen["compare"]
     assert "Compare before.json → after.json" in c["text"] and "memory:kv → memory:activations" in c["text"]
     k = seen["kineto"]

@@ -274,9 +274,11 @@ def _chart_section(scripts: _Scripts, chart: Any) -> list[str]:
     ]
     body += [f"<p class='note'>{_e(n)}</p>" for n in chart.notes]
     if chart.unplaced:
-        names = ", ".join(sorted({p.point.label for p in chart.unplaced}))
-        body.append(f"<p class='muted unplaced'>Not on the chart (no FLOPs or no bytes, so no intensity on a "
-                    f"log-log axis): {_e(names)}</p>")  # fmt: skip
+        names = sorted({p.point.label for p in chart.unplaced})
+        shown = ", ".join(names[:200]) + (f" … and {len(names) - 200} more" if len(names) > 200 else "")
+        body.append(f"<details class='unplaced'><summary>{len(chart.unplaced)} points not on the chart (no FLOPs "
+                    f"or no bytes, so no intensity on a log-log axis)</summary><p class='muted'>{_e(shown)}</p>"
+                    "</details>")  # fmt: skip
     return body
 
 
