@@ -286,7 +286,9 @@ def _result_sections(run: Run, name: str) -> list[str]:
     body = []
     for result in run.results:
         body.append(f"<h2>{_e(result_label(result))} <span class='muted'>({_e(name)} · {_e(run.command)})</span></h2>")
-        body.append(_kv([(key, value) for key, value in result.workload.items() if not isinstance(value, list)]))
+        body.append(
+            _kv([(k, v) for k, v in result.workload.items() if not isinstance(v, list) and v not in ("", None)])
+        )
         body.append(totals_section(result))
         if result.findings:
             body += ["<h3>Findings</h3>", findings_section(result.findings)]
