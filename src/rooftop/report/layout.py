@@ -129,7 +129,7 @@ def wrap(text: str, width: int, indent: str = "", subsequent: str | None = None)
         width=max(width, 20),
         initial_indent=indent,
         subsequent_indent=indent if subsequent is None else subsequent,
-        break_long_words=False,
+        break_long_words=True,  # only a word longer than a line (a path) is cut; a number and its unit never are
         break_on_hyphens=False,
     )
     return "\n".join(lines).replace(NBSP, " ")
