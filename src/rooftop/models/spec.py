@@ -181,19 +181,22 @@ class ModelSpec:
         """KV bytes one token stores. Llama-2-7B bf16: 32 layers × 2 × 32 heads × 128 × 2 B = 524,288."""
         return self.kv_elements_per_token * bytes_per_element
 
-    def cached_tokens(self, layer: int, context: float) -> float:
-        """Tokens ``layer`` keeps in its KV cache at ``context``: all, the window, or the current chunk."""
-        kind = self.mixer(layer)
-        if kind == "sliding":
-            return min(context, self.window)
-        if kind == "chunked":
-            return min(context, self.chunk)
-        return context if kind == "full" else 0.0
+    def kv_layer_groups(self) -> dict[int, int]:
+        """Attention layers by the most tokens each caches: {0 (no bound): n_full, window: n, chunk: n}."""
+        groups = {0: self.count_mixers("full")}
+        for bound, kind in ((self.window, "sliding"), (self.chunk, "chunked")):
+            if self.count_mixers(kind):
+                groups[bound] = groups.get(bound, 0) + self.count_mixers(kind)
+        return groups
 
     def kv_elements_per_sequence(self, context: float) -> float:
-        """KV elements one sequence holds at ``context`` tokens, summed layer by layer."""
-        per_layer = self.kv_elements_per_layer_token
-        return sum(per_layer * self.cached_tokens(i, context) for i in range(self.layers))
+        """KV elements one sequence holds at ``context`` tokens, layer by layer.
+
+        All of them in full layers, at most the window in sliding layers, at most one chunk in
+        chunked layers (engines free the rest).
+        """
+        tokens = sum(n * (min(context, bound) if bound else context) for bound, n in self.kv_layer_groups().items())
+        return self.kv_elements_per_layer_token * tokens
 
     @property
     def state_elements_per_sequence(self) -> int:
