@@ -254,6 +254,8 @@ class _Step:
         ]
         if moe.shared_experts:
             ops += self.mlp("shared_", moe.shared_experts * (moe.shared_ffn or moe.expert_ffn), n, "moe")
+        if moe.shared_gate:  # Qwen-MoE: sigmoid(x · w) scales the shared expert
+            ops.append(self.gemm("shared_gate", s.hidden, 1, n, group="moe"))
         return ops
 
     def head(self) -> list[Op]:

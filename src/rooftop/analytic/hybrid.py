@@ -10,15 +10,34 @@ default, ``mamba_ssm_cache_dtype=auto``) and is read and written once per step
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
+from rooftop.analytic.cost import Array
 from rooftop.analytic.registry import OpKind
+from rooftop.core.workload import Workload
+from rooftop.models.spec import ModelSpec
 
-if TYPE_CHECKING:
-    from rooftop.analytic.decompose import Op, _Step
+
+class Step(Protocol):
+    """What these builders need of decompose's step: shapes per GPU and the op constructors."""
+
+    spec: ModelSpec
+    w: Workload
+    tp: int
+    act: float
+    tokens: Array
+
+    def gemm(self, name: str, k: int, n: int, count: int | None = None, tokens: Any = None, group: str = ...) -> Any:
+        """A projection."""
+
+    def norm(self, name: str, count: int, width: int | None = None, tokens: Any = None) -> Any:
+        """A norm."""
+
+    def op(self, name: str, kind: OpKind, count: int, group: str, /, **shapes: Any) -> Any:
+        """Any registered operator."""
 
 
-def linear_attention(step: _Step) -> list[Op]:
+def linear_attention(step: Step) -> list[Any]:
     """Gated DeltaNet layers: input projections, the delta-rule recurrence, gated norm, out_proj."""
     s = step.spec
     n, la = s.count_mixers("linear"), s.linear
@@ -44,7 +63,7 @@ def linear_attention(step: _Step) -> list[Op]:
     ]
 
 
-def state_space(step: _Step) -> list[Op]:
+def state_space(step: Step) -> list[Any]:
     """Mamba layers: in_proj (Mamba-1: x_proj and dt_proj), the scan's state update and read, out_proj."""
     s = step.spec
     n, m = s.count_mixers("mamba"), s.ssm

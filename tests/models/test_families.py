@@ -1,0 +1,55 @@
+"""Per-family layer layouts and refusals (models/families.py)."""
+
+import pytest
+
+from rooftop.models.families import layer_kinds, refusal
+
+
+def test_sliding_window_patterns():
+    assert layer_kinds({"sliding_window": 4096, "sliding_window_pattern": "LLLG"}, "exaone4", 8)[0] == [
+        *["sliding"] * 3,
+        "full",
+        *["sliding"] * 3,
+        "full",
+    ]
+    gemma3 = layer_kinds({"sliding_window": 512, "sliding_window_pattern": 6}, "gemma3_text", 12)[0]
+    assert [i for i, k in enumerate(gemma3) if k == "full"] == [5, 11]
+    assert layer_kinds({"sliding_window": 4096}, "gemma2", 4)[0] == ["sliding", "full", "sliding", "full"]
+    assert layer_kinds({"sliding_window": 4096}, "mistral", 2)[0] == ["sliding", "sliding"]
+    assert layer_kinds({"sliding_window": None}, "mistral", 2)[0] == ["full", "full"]
+
+
+def test_qwen2_window_only_when_enabled():
+    base = {"sliding_window": 131072, "max_window_layers": 2}
+    assert layer_kinds(base, "qwen2", 3)[0] == ["full"] * 3
+    assert layer_kinds({**base, "use_sliding_window": True}, "qwen2", 3)[0] == ["full", "full", "sliding"]
+
+
+def test_llama4_chunks_and_layer_types():
+    assert layer_kinds({"attention_chunk_size": 8192}, "llama4_text", 4)[0] == ["chunked"] * 3 + ["full"]
+    types = {"layer_types": ["linear_attention", "full_attention"]}
+    assert layer_kinds(types, "qwen3_5_text", 2)[0] == ["linear", "full"]
+
+
+def test_hybrid_layouts():
+    mixers, ffns = layer_kinds({"hybrid_override_pattern": "M-*E"}, "nemotron_h", 4)
+    assert (mixers, ffns) == (["mamba", "none", "full", "none"], ["none", "dense", "none", "moe"])
+    mixers, ffns = layer_kinds({"attn_layer_period": 4, "attn_layer_offset": 2}, "jamba", 4)
+    assert mixers == ["mamba", "mamba", "full", "mamba"] and ffns == ["dense", "moe", "dense", "moe"]
+
+
+@pytest.mark.parametrize(
+    ("config", "model_type", "expected"),
+    [
+        ({"cross_attention_hidden_size": None}, "mistral", None),  # present but null: not a refusal
+        ({"cross_attention_hidden_size": 4096}, "mistral", "cross-attention"),
+        ({"ssm_state_size": 16}, "llama", "state-space"),
+        ({"ssm_state_size": 16}, "nemotron_h", None),
+        ({"auto_map": {"AutoModelForCausalLM": "x.Y"}}, "baichuan", "remote code"),
+        ({"auto_map": {"AutoModelForCausalLM": "x.Y"}}, "llama", None),
+        ({}, "mllama", "cross-attention image layers"),
+    ],
+)
+def test_refusals(config, model_type, expected):
+    why = refusal(config, model_type)
+    assert why is None if expected is None else expected in (why or "")
