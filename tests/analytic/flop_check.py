@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rooftop.analytic.decompose import decompose
+from rooftop.measure.profile import _cache_kwarg
 from rooftop.analytic.registry import OpKind
 from rooftop.core.points import Phase
 from rooftop.core.workload import Workload
@@ -125,7 +126,8 @@ def torch_matmul_flops(config: dict[str, Any], batch: int, prompt: int) -> tuple
         counts.append(counter)
         counter = FlopCounterMode(display=False)
         with counter:
-            model(input_ids=ids[:, :1], past_key_values=out.past_key_values, use_cache=True, logits_to_keep=1)
+            cache = {_cache_kwarg(model): out.past_key_values}
+            model(input_ids=ids[:, :1], use_cache=True, logits_to_keep=1, **cache)
         counts.append(counter)
     flops = [
         float(sum(v for k, v in c.get_flop_counts().get("Global", {}).items() if str(k).split(".")[-1] in MATMUL_OPS))
