@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from rooftop.analytic.decompose import decompose
-from rooftop.measure.profile import _cache_kwarg
 from rooftop.analytic.registry import OpKind
 from rooftop.core.points import Phase
 from rooftop.core.workload import Workload
+from rooftop.measure.profile import _cache_kwarg
 from rooftop.models.hf_config import spec_from_config
 
 CONFIGS = Path(__file__).resolve().parents[1] / "data" / "configs"

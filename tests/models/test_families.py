@@ -53,3 +53,33 @@ def test_hybrid_layouts():
 def test_refusals(config, model_type, expected):
     why = refusal(config, model_type)
     assert why is None if expected is None else expected in (why or "")
+
+
+def test_norm_params_per_family():
+    from rooftop.models.hf_config import spec_from_config
+
+    base = {
+        "hidden_size": 64,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "intermediate_size": 128,
+        "vocab_size": 100,
+        "tie_word_embeddings": False,
+    }
+    llama = spec_from_config({**base, "model_type": "llama"}, "x").param_count()
+    # OLMo-1: LayerNorms without weights -> 2 layers x 2 norms + final norm = 5 x 64 fewer
+    assert spec_from_config({**base, "model_type": "olmo"}, "x").param_count() == llama - 5 * 64
+    # Cohere: one bias-free LayerNorm per (parallel) layer -> 2 x 64 fewer
+    assert spec_from_config({**base, "model_type": "cohere"}, "x").param_count() == llama - 2 * 64
+    # Seed-OSS: attention_bias on q/k/v only (attention_out_bias false): 64 + 2 x 64 per layer
+    seed = spec_from_config({**base, "model_type": "seed_oss", "attention_bias": True}, "x")
+    assert seed.param_count() == llama + 2 * (3 * 64)
+
+
+def test_nemotron_h_layers_block_type():
+    # transformers 5 writes layers_block_type instead of hybrid_override_pattern
+    config = {"layers_block_type": ["mamba", "moe", "attention", "mlp"]}
+    assert layer_kinds(config, "nemotron_h", 4) == (
+        ["mamba", "none", "full", "none"],
+        ["none", "moe", "none", "dense"],
+    )

@@ -56,7 +56,6 @@ FAMILIES: dict[str, dict[str, Any]] = {
     "deepseek_v2": LLAMA,
     "deepseek_v3": LLAMA,
     "exaone4": {"qk_norm": True},
-    "olmo2": {"qk_norm": True, "qk_norm_full": True},
     "olmo3": {"qk_norm": True, "qk_norm_full": True},
     "glm": {"qkv_bias": True, "o_bias": False},
     "glm4": {"qkv_bias": True, "o_bias": False, "norms_per_layer": 4},
@@ -74,6 +73,19 @@ FAMILIES: dict[str, dict[str, Any]] = {
     "falcon": {**LAYERNORM_GELU, "tied_embeddings": True},
     "jamba": LLAMA,
     "nemotron_h": {"gated_mlp": False, "activation": "relu2", "norms_per_layer": 1},
+    "olmo": {"norm": "layer", "norm_affine": False},  # OLMo-1: LayerNorms without weights
+    "olmo2": {"qk_norm": True, "qk_norm_full": True},
+    "olmoe": {"qk_norm": True, "qk_norm_full": True},
+    "cohere": {"norm": "layer", "norm_bias": False, "norms_per_layer": 1, "tied_embeddings": True},
+    "cohere2": {"norm": "layer", "norm_bias": False, "norms_per_layer": 1, "tied_embeddings": True},
+    "seed_oss": {"o_bias": False},
+    "phimoe": {"norm": "layer"},
+    "nemotron": {"gated_mlp": False, "activation": "relu2", "norm": "layer"},
+    "arcee": {"gated_mlp": False, "activation": "relu2"},
+    "granite": LLAMA,
+    "granitemoe": LLAMA,
+    "ernie4_5": LLAMA,
+    "glm4_moe": {"qkv_bias": True, "o_bias": False},
 }
 
 # model_types whose structure rooftop does not model, with the feature that is missing.
@@ -82,6 +94,8 @@ REFUSED_TYPES = {
     "mpt": "ALiBi attention with bias-free LayerNorms (MPT)",
     "opt": "OPT's offset position table and projections",
     "gemma4": "the Gemma 4 layer layout (rooftop covers gemma, gemma2 and gemma3)",
+    "lfm2": "short-convolution layers (LFM2)",
+    "minimax": "lightning-attention layers (MiniMax-01)",
     "deepseek_v32": "DeepSeek sparse attention (a lightning indexer per layer)",
     "glm_moe_dsa": "DeepSeek sparse attention (a lightning indexer per layer)",
 }
@@ -168,8 +182,19 @@ def _attention_kinds(config: dict[str, Any], model_type: str, layers: int) -> li
     return ["sliding"] * layers  # Mistral-v0.1, StarCoder2, Phi-3: every layer
 
 
+BLOCK_LETTERS = {"mamba": "M", "linear_attention": "M", "attention": "*", "full_attention": "*", "mlp": "-", "moe": "E"}
+
+
+def nemotron_pattern(config: dict[str, Any]) -> str:
+    """Nemotron-H's layer pattern: ``hybrid_override_pattern``, or transformers 5's ``layers_block_type``."""
+    if config.get("hybrid_override_pattern"):
+        return str(config["hybrid_override_pattern"])
+    blocks = config.get("layers_block_type") or []
+    return "".join(BLOCK_LETTERS.get(str(b), "?") for b in blocks)
+
+
 def _nemotron(config: dict[str, Any], layers: int) -> tuple[list[str], list[str]]:
-    pattern = str(config.get("hybrid_override_pattern") or "")
+    pattern = nemotron_pattern(config)
     if len(pattern) != layers or set(pattern) - set("M*-E"):
         raise SpecError(f"field 'hybrid_override_pattern' must have {layers} of M * - E")
     mixers = {"M": "mamba", "*": "full", "-": "none", "E": "none"}

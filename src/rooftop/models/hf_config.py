@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rooftop.errors import SpecError
-from rooftop.models.families import FAMILIES, LLAMA, layer_kinds, refusal
+from rooftop.models.families import FAMILIES, LLAMA, layer_kinds, nemotron_pattern, refusal
 from rooftop.models.mixers import LinearAttention, StateSpace
 from rooftop.models.spec import MLA, ModelSpec, MoE
 from rooftop.models.vision import vision_params
@@ -29,7 +29,8 @@ ALIASES = {  # canonical name -> other spellings, first hit wins
     "max_position_embeddings": ("n_positions", "n_ctx"),
     "num_experts_per_tok": ("experts_per_token",),
 }
-# Flags read from the config when present; the family table gives the default.
+# Flags read from the config when present; the family table gives the default. attention_bias
+# covers the attention projections; Falcon's bias and StarCoder2's use_bias cover the MLP too.
 BIAS_FIELDS = ("attention_bias", "bias", "use_bias")
 
 
@@ -101,8 +102,9 @@ def _shape_fields(config: dict[str, Any], model_type: str, arch: dict[str, Any],
     heads = _int(config, "num_attention_heads", where)
     gated = arch.get("gated_mlp", True)
     bias = next((bool(config[f]) for f in BIAS_FIELDS if f in config), None)
+    mlp_bias = next((bool(config[f]) for f in BIAS_FIELDS[1:] if f in config), None)  # not attention_bias
     fields: dict[str, Any] = {
-        "layers": _int(config, "num_hidden_layers", where),
+        "layers": _int(config, "num_hidden_layers", where, default=len(nemotron_pattern(config)) or None),
         "hidden": hidden,
         "heads": heads,
         "kv_heads": _kv_heads(config, model_type, heads, where),
@@ -118,10 +120,14 @@ def _shape_fields(config: dict[str, Any], model_type: str, arch: dict[str, Any],
         ),
         "qkv_bias": bool(config.get("use_qkv_bias", arch.get("qkv_bias", False) if bias is None else bias)),
         "o_bias": arch.get("o_bias", False) if bias is None or "o_bias" in arch else bias,
-        "mlp_bias": bool(config.get("mlp_bias", arch.get("mlp_bias", False) if bias is None else bias)),
+        "mlp_bias": bool(config.get("mlp_bias", arch.get("mlp_bias", False) if mlp_bias is None else mlp_bias)),
     }
     for key in ("qk_norm", "qk_norm_full", "learned_positions", "lm_head_bias", "embed_norm", "attn_sinks"):
         fields[key] = arch.get(key, False)
+    fields["norm_bias"] = arch.get("norm_bias", True)
+    fields["norm_affine"] = arch.get("norm_affine", True)
+    if "attention_out_bias" in config:  # Seed-OSS: q/k/v and o biases set apart
+        fields["o_bias"] = bool(config["attention_out_bias"])
     fields["attn_output_gate"] = bool(config.get("attn_output_gate", arch.get("attn_output_gate", False)))
     fields["norms_per_layer"] = _norms_per_layer(config, model_type, arch)
     if model_type == "llama4_text" and config.get("intermediate_size_mlp"):

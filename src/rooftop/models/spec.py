@@ -61,6 +61,8 @@ class ModelSpec:
     tied_embeddings: bool = False
     max_positions: int = 0
     norm: str = "rms"  # "rms" | "layer" (LayerNorm has a bias)
+    norm_bias: bool = True  # LayerNorm bias (Cohere's LayerNorms have none)
+    norm_affine: bool = True  # norms with a weight (OLMo-1's LayerNorms have none)
     gated_mlp: bool = True  # SwiGLU/GeGLU: gate, up, down; else up, down
     activation: str = "silu"
     qkv_bias: bool = False
@@ -259,8 +261,10 @@ class ModelSpec:
 
     @property
     def norm_params(self) -> int:
-        """Parameters of one norm (LayerNorm has weight and bias)."""
-        return self.hidden * (2 if self.norm == "layer" else 1)
+        """Parameters of one norm (LayerNorm has weight and bias, unless the family drops them)."""
+        if not self.norm_affine:
+            return 0
+        return self.hidden * (2 if self.norm == "layer" and self.norm_bias else 1)
 
     @property
     def embedding_params(self) -> int:
