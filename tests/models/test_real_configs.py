@@ -35,10 +35,11 @@ REFUSED = {
 
 
 def test_at_least_35_distinct_families_each_counted_or_refused():
-    assert len(FAMILIES) >= 35
-    assert set(FAMILIES) == set(EXPECTED)
-    counted = [f for f in FAMILIES if f not in REFUSED]
-    assert len(counted) >= 35  # 36 counted, 10 refused (46 files)
+    assert set(FAMILIES) == set(EXPECTED)  # every file has transformers' count (or its failure)
+    model_types = {json.loads((CONFIGS / f / "config.json").read_text())["model_type"] for f in FAMILIES}
+    assert len(model_types) == 40  # 46 files of 40 model types: 30 counted, 10 refused
+    counted = {f for f in FAMILIES if f not in REFUSED}
+    assert len(counted) == 36 and all("params" in EXPECTED[f] for f in counted)
 
 
 @pytest.mark.parametrize("family", [f for f in FAMILIES if f not in REFUSED])
