@@ -83,3 +83,14 @@ def test_nemotron_h_layers_block_type():
         ["mamba", "none", "full", "none"],
         ["none", "moe", "none", "dense"],
     )
+
+
+def test_layout_fields_zero_offset_and_bad_values():
+    from rooftop.errors import SpecError
+
+    # an offset of 0 is a real value, not "absent"
+    mixers, _ = layer_kinds({"attn_layer_period": 2, "attn_layer_offset": 0}, "jamba", 4)
+    assert mixers == ["full", "mamba", "full", "mamba"]
+    for bad in (0, "two", 1.5, True):
+        with pytest.raises(SpecError, match="'attn_layer_period' must be an integer ≥ 1"):
+            layer_kinds({"attn_layer_period": bad}, "jamba", 4)

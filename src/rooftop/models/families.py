@@ -116,6 +116,16 @@ HYBRID_FIELDS = {
 }
 
 
+def count_field(config: dict[str, Any], key: str, default: int, minimum: int = 0) -> int:
+    """An integer layout field (a period, an offset, a count) or ``default`` when absent or null."""
+    value = config.get(key)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int | float) or int(value) != value or value < minimum:
+        raise SpecError(f"field {key!r} must be an integer ≥ {minimum}, got {value!r}")
+    return int(value)
+
+
 def refusal(config: dict[str, Any], model_type: str) -> str | None:
     """Why ``config`` cannot be modelled, or None."""
     if model_type in REFUSED_TYPES:
@@ -142,7 +152,7 @@ def layer_kinds(config: dict[str, Any], model_type: str, layers: int) -> tuple[l
     if model_type == "jamba":
         return _jamba(config, layers)
     if model_type in ("qwen3_next",) and not config.get("layer_types"):
-        every = int(config.get("full_attention_interval") or 4)
+        every = count_field(config, "full_attention_interval", 4, minimum=1)
         return ["linear" if (i + 1) % every else "full" for i in range(layers)], None
     return _attention_kinds(config, model_type, layers), None
 
@@ -163,7 +173,7 @@ def _attention_kinds(config: dict[str, Any], model_type: str, layers: int) -> li
             raise SpecError(f"field 'layer_types' must list {layers} of {', '.join(TYPE_NAMES)}")
         return [TYPE_NAMES[n] for n in names]
     if model_type == "llama4_text" and config.get("attention_chunk_size"):
-        every = int(config.get("no_rope_layer_interval") or 4)
+        every = count_field(config, "no_rope_layer_interval", 4, minimum=1)
         return ["chunked" if (i + 1) % every else "full" for i in range(layers)]
     if not window:
         return ["full"] * layers
@@ -177,7 +187,7 @@ def _attention_kinds(config: dict[str, Any], model_type: str, layers: int) -> li
     if model_type in ("qwen2", "qwen2_moe", "qwen2_5_vl", "qwen3", "qwen3_moe"):
         if not config.get("use_sliding_window"):
             return ["full"] * layers
-        start = int(config.get("max_window_layers") or 0)
+        start = count_field(config, "max_window_layers", 0)
         return ["sliding" if i >= start else "full" for i in range(layers)]
     return ["sliding"] * layers  # Mistral-v0.1, StarCoder2, Phi-3: every layer
 
@@ -203,8 +213,10 @@ def _nemotron(config: dict[str, Any], layers: int) -> tuple[list[str], list[str]
 
 
 def _jamba(config: dict[str, Any], layers: int) -> tuple[list[str], list[str]]:
-    attn_period, attn_offset = int(config.get("attn_layer_period") or 8), int(config.get("attn_layer_offset") or 4)
-    moe_period, moe_offset = int(config.get("expert_layer_period") or 2), int(config.get("expert_layer_offset") or 1)
+    attn_period = count_field(config, "attn_layer_period", 8, minimum=1)
+    attn_offset = count_field(config, "attn_layer_offset", 4)
+    moe_period = count_field(config, "expert_layer_period", 2, minimum=1)
+    moe_offset = count_field(config, "expert_layer_offset", 1)
     mixers = ["full" if i % attn_period == attn_offset else "mamba" for i in range(layers)]
     ffns = ["moe" if i % moe_period == moe_offset else "dense" for i in range(layers)]
     return mixers, ffns

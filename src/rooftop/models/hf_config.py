@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rooftop.errors import SpecError
-from rooftop.models.families import FAMILIES, LLAMA, layer_kinds, nemotron_pattern, refusal
+from rooftop.models.families import FAMILIES, LLAMA, count_field, layer_kinds, nemotron_pattern, refusal
 from rooftop.models.mixers import LinearAttention, StateSpace
 from rooftop.models.spec import MLA, ModelSpec, MoE
 from rooftop.models.vision import vision_params
@@ -218,8 +218,8 @@ def _moe(config: dict[str, Any], model_type: str, layers: int, where: str) -> Mo
     arch = FAMILIES.get(model_type, LLAMA)
     top_k = _int(config, "num_experts_per_tok", where)
     expert_ffn = _int(config, "moe_intermediate_size", where, default=_get(config, "intermediate_size"))
-    shared = int(config.get("n_shared_experts") or arch.get("shared_experts", 0))
-    shared_ffn = int(config.get("shared_expert_intermediate_size") or 0)
+    shared = count_field(config, "n_shared_experts", 0) or arch.get("shared_experts", 0)
+    shared_ffn = count_field(config, "shared_expert_intermediate_size", 0)
     if shared_ffn and not shared:  # Qwen-MoE: one shared expert of its own width
         shared = 1
     return MoE(
@@ -238,11 +238,15 @@ def _moe(config: dict[str, Any], model_type: str, layers: int, where: str) -> Mo
 def _dense_layers(config: dict[str, Any], model_type: str, layers: int) -> tuple[int, ...]:
     """Layers that use the dense MLP instead of experts."""
     if model_type == "llama4_text":
-        step = int(config.get("interleave_moe_layer_step") or 1)
-        moe_layers = config.get("moe_layers") or range(step - 1, layers, step)
-        return tuple(i for i in range(layers) if i not in set(moe_layers))
-    dense = set(range(int(config.get("first_k_dense_replace") or 0)))
-    freq = int(config.get("moe_layer_freq") or config.get("decoder_sparse_step") or 1)
+        step = count_field(config, "interleave_moe_layer_step", 1, minimum=1)
+        listed = config.get("moe_layers")
+        if listed is not None and not (isinstance(listed, list) and all(isinstance(i, int) for i in listed)):
+            raise SpecError(f"field 'moe_layers' must be a list of layer indices, got {listed!r}")
+        moe_layers = set(listed or range(step - 1, layers, step))
+        return tuple(i for i in range(layers) if i not in moe_layers)
+    dense = set(range(count_field(config, "first_k_dense_replace", 0)))
+    freq = count_field(config, "moe_layer_freq", 1, minimum=1)
+    freq = count_field(config, "decoder_sparse_step", freq, minimum=1)
     dense |= {i for i in range(layers) if i % freq}
     dense |= set(config.get("mlp_only_layers") or ())
     return tuple(sorted(dense))
