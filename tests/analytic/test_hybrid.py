@@ -54,3 +54,28 @@ def test_jamba_mamba1_has_x_and_dt_projections():
     assert ops["ssm_x_proj"].count == 3
     np.testing.assert_allclose(ops["ssm_x_proj"].cost.flops, 2 * 4096 * (256 + 2 * 4))  # d_inner -> dt_rank + B + C
     assert hybrid.linear_attention(_Step(spec, Workload(phase=Phase.DECODE))) == []
+
+
+def test_falcon_h1_parallel_layers_get_attention_and_mamba_operators():
+    from rooftop.models.hf_config import spec_from_config
+
+    config = {
+        "model_type": "falcon_h1",
+        "hidden_size": 64,
+        "num_hidden_layers": 3,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "intermediate_size": 128,
+        "vocab_size": 100,
+        "mamba_n_heads": 8,
+        "mamba_d_head": 8,
+        "mamba_d_ssm": 64,
+        "mamba_d_state": 16,
+    }
+    spec = spec_from_config(config, "h1")
+    ops = {op.name: op for op in decompose(spec, Workload(phase=Phase.DECODE, batch=1, context=100))}
+    assert ops["attn_score"].count == ops["ssm_update"].count == ops["gate_proj"].count == 3
+    assert "ssm_norm" not in ops  # mamba_rms_norm false
+    # KV of 3 layers x 101 tokens x 2 x 2 KV heads x 16 x 2 B, plus the state 3 x (64 x 16 + 96 x 3) x 2 B
+    w = Workload(phase=Phase.DECODE, context=100)
+    assert float(kv_bytes_per_sequence(spec, w)) == 3 * 101 * 2 * 2 * 16 * 2 + 3 * (64 * 16 + 96 * 3) * 2

@@ -94,3 +94,37 @@ def test_layout_fields_zero_offset_and_bad_values():
     for bad in (0, "two", 1.5, True):
         with pytest.raises(SpecError, match="'attn_layer_period' must be an integer ≥ 1"):
             layer_kinds({"attn_layer_period": bad}, "jamba", 4)
+
+
+def test_falcon_h1_granite4_bamba_layouts():
+    assert layer_kinds({}, "falcon_h1", 2) == (["full+mamba"] * 2, None)
+    granite = {"layer_types": ["mamba", "attention", "linear_attention"]}  # transformers 5 spells Mamba both ways
+    assert layer_kinds(granite, "granitemoehybrid", 3)[0] == ["mamba", "full", "mamba"]
+    assert layer_kinds({"attn_layer_indices": [1]}, "bamba", 3)[0] == ["mamba", "full", "mamba"]
+
+
+def test_falcon_h1_layer_has_attention_and_mamba_side_by_side():
+    from rooftop.models.hf_config import spec_from_config
+
+    config = {
+        "model_type": "falcon_h1",
+        "hidden_size": 64,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "head_dim": 16,
+        "intermediate_size": 128,
+        "vocab_size": 100,
+        "mamba_n_heads": 8,
+        "mamba_d_head": 8,
+        "mamba_d_ssm": 64,
+        "mamba_d_state": 16,
+        "mamba_n_groups": 1,
+    }
+    spec = spec_from_config(config, "h1")
+    # Mamba-2: in_proj 64 x (2 x 64 + 2 x 16 + 8) = 10,752; conv (64 + 32) x 4 + 96 = 480; out_proj 4096;
+    # dt_bias, A_log, D 3 x 8 = 24; no gated norm (mamba_rms_norm false) -> 15,352
+    # attention: q 64 x 64 + k, v 2 x 64 x 32 + o 64 x 64 = 12,288
+    assert spec.mixer_params(0) == 15_352 + 12_288
+    assert spec.attention_layers == 2 and spec.kv_layer_groups() == {0: 2}
+    assert spec.state_elements_per_sequence == 2 * (64 * 16 + 96 * 3)

@@ -25,7 +25,7 @@ from rooftop.core.points import Phase
 from rooftop.core.workload import Workload
 from rooftop.dtypes import dtype
 from rooftop.errors import WorkloadError
-from rooftop.models.spec import ModelSpec
+from rooftop.models.spec import PARALLEL, ModelSpec
 
 WEIGHT_ONLY_QUANT = ("int8", "int4", "fp4")
 
@@ -148,12 +148,12 @@ class _Step:
         per_token = float(latent) if s.mla else 2.0 * self.kv_heads * s.head_dim
         append = {"tokens": self.tokens, "act_bytes": self.act, "kv_bytes": self.kv, "elements_per_token": per_token}
         ops.append(self.op("kv_append", OpKind.KV_APPEND, n, "attention", **append))
-        for suffix, kind, bound in (
-            ("", "full", {}),
-            ("_swa", "sliding", {"window": s.window}),
-            ("_chunk", "chunked", {"chunk": s.chunk}),
+        for suffix, kinds, bound in (
+            ("", ("full", PARALLEL), {}),
+            ("_swa", ("sliding",), {"window": s.window}),
+            ("_chunk", ("chunked",), {"chunk": s.chunk}),
         ):
-            ops += self._attention_core(suffix, s.count_mixers(kind), bound)
+            ops += self._attention_core(suffix, s.count_mixers(*kinds), bound)
         o_in = s.heads * (s.mla.v_head_dim if s.mla else s.head_dim) // self.tp
         ops.append(self.gemm("o_proj", o_in, s.hidden, n))
         return [*ops, *self.all_reduce("tp_allreduce_attn", self.layers - s.count_mixers("none"))]

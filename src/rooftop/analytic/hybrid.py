@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from rooftop.analytic.cost import Array
 from rooftop.analytic.registry import OpKind
 from rooftop.core.workload import Workload
-from rooftop.models.spec import ModelSpec
+from rooftop.models.spec import MAMBA_MIXERS, ModelSpec
 
 
 class Step(Protocol):
@@ -66,7 +66,7 @@ def linear_attention(step: Step) -> list[Any]:
 def state_space(step: Step) -> list[Any]:
     """Mamba layers: in_proj (Mamba-1: x_proj and dt_proj), the scan's state update and read, out_proj."""
     s = step.spec
-    n, m = s.count_mixers("mamba"), s.ssm
+    n, m = s.count_mixers(*MAMBA_MIXERS), s.ssm
     if not n or m is None:
         return []
     tp = step.tp
@@ -92,7 +92,7 @@ def state_space(step: Step) -> list[Any]:
         )
     )
     ops.append(step.op("ssm_read", OpKind.RECURRENT_STATE, n, "attention", **read, state_elements=0.0))
-    if m.version == 2:
+    if m.version == 2 and m.gated_norm:
         ops.append(step.norm("ssm_norm", n, inner))
     ops.append(step.gemm("ssm_out_proj", inner, s.hidden, n))
     return ops

@@ -73,6 +73,9 @@ FAMILIES: dict[str, dict[str, Any]] = {
     "falcon": {**LAYERNORM_GELU, "tied_embeddings": True},
     "jamba": LLAMA,
     "nemotron_h": {"gated_mlp": False, "activation": "relu2", "norms_per_layer": 1},
+    "falcon_h1": LLAMA,
+    "granitemoehybrid": {"shared_experts": 1},
+    "bamba": LLAMA,
     "olmo": {"norm": "layer", "norm_affine": False},  # OLMo-1: LayerNorms without weights
     "olmo2": {"qk_norm": True, "qk_norm_full": True},
     "olmoe": {"qk_norm": True, "qk_norm_full": True},
@@ -107,7 +110,18 @@ UNMODELLED_FIELDS = {
     "index_topk": "DeepSeek sparse attention (a lightning indexer)",
 }
 # Hybrid fields: refused unless the family's layout reads them (HYBRID_FAMILIES).
-HYBRID_FAMILIES = ("jamba", "nemotron_h", "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text")
+HYBRID_FAMILIES = (
+    "jamba",
+    "nemotron_h",
+    "qwen3_next",
+    "qwen3_5_text",
+    "qwen3_5_moe_text",
+    "falcon_h1",
+    "granitemoehybrid",
+    "bamba",
+)
+# Families that write Mamba layers as "mamba" or "linear_attention" in layer_types (not gated DeltaNet).
+MAMBA_LAYER_TYPES = ("granitemoehybrid", "bamba")
 HYBRID_FIELDS = {
     "ssm_state_size": "state-space (Mamba) layers",
     "mamba_d_state": "state-space (Mamba) layers",
@@ -151,6 +165,10 @@ def layer_kinds(config: dict[str, Any], model_type: str, layers: int) -> tuple[l
         return _nemotron(config, layers)
     if model_type == "jamba":
         return _jamba(config, layers)
+    if model_type == "falcon_h1":  # attention and Mamba side by side in every layer
+        return ["full+mamba"] * layers, None
+    if model_type in MAMBA_LAYER_TYPES:
+        return _mamba_layer_types(config, model_type, layers), None
     if model_type in ("qwen3_next",) and not config.get("layer_types"):
         every = count_field(config, "full_attention_interval", 4, minimum=1)
         return ["linear" if (i + 1) % every else "full" for i in range(layers)], None
@@ -201,6 +219,20 @@ def nemotron_pattern(config: dict[str, Any]) -> str:
         return str(config["hybrid_override_pattern"])
     blocks = config.get("layers_block_type") or []
     return "".join(BLOCK_LETTERS.get(str(b), "?") for b in blocks)
+
+
+def _mamba_layer_types(config: dict[str, Any], model_type: str, layers: int) -> list[str]:
+    """Granite-4 (``layer_types``: mamba | attention) and Bamba (``attn_layer_indices``)."""
+    if isinstance(config.get("layer_types"), list):
+        names = {"mamba": "mamba", "linear_attention": "mamba", "attention": "full", "full_attention": "full"}
+        types = config["layer_types"]
+        if len(types) != layers or any(t not in names for t in types):
+            raise SpecError(f"field 'layer_types' must list {layers} of mamba, attention")
+        return [names[t] for t in types]
+    attention = config.get("attn_layer_indices") or []
+    if not isinstance(attention, list) or not all(isinstance(i, int) for i in attention):
+        raise SpecError(f"field 'attn_layer_indices' must be a list of layer indices, got {attention!r}")
+    return ["full" if i in attention else "mamba" for i in range(layers)]
 
 
 def _nemotron(config: dict[str, Any], layers: int) -> tuple[list[str], list[str]]:

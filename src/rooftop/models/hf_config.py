@@ -132,6 +132,8 @@ def _shape_fields(config: dict[str, Any], model_type: str, arch: dict[str, Any],
     fields["norms_per_layer"] = _norms_per_layer(config, model_type, arch)
     if model_type == "llama4_text" and config.get("intermediate_size_mlp"):
         fields["ffn"] = _int(config, "intermediate_size_mlp", where)
+    if model_type == "granitemoehybrid" and not config.get("num_local_experts"):  # dense: the shared MLP only
+        fields["ffn"] = _int(config, "shared_intermediate_size", where)
     return fields
 
 
@@ -179,7 +181,7 @@ def _layer_fields(config: dict[str, Any], model_type: str, layers: int, where: s
             v_head_dim=_int(config, "linear_value_head_dim", where),
             conv_kernel=_int(config, "linear_conv_kernel_dim", where, default=4),
         )
-    if "mamba" in mixers:
+    if {"mamba", "full+mamba"} & set(mixers):
         out["ssm"] = _ssm(config, model_type, where)
     if out["mla"] and not config.get("head_dim"):
         out["head_dim"] = out["mla"].qk_nope_head_dim + out["mla"].qk_rope_head_dim
@@ -198,6 +200,19 @@ def _ssm(config: dict[str, Any], model_type: str, where: str) -> StateSpace:
             conv_bias=bool(config.get("mamba_conv_bias", True)),
             proj_bias=bool(config.get("mamba_proj_bias", False)),
             inner_norms=True,
+        )
+    if "mamba_n_heads" in config:  # Falcon-H1, Granite-4, Bamba
+        heads = _int(config, "mamba_n_heads", where)
+        d_inner = _int(config, "mamba_d_ssm", where, default=_int(config, "mamba_expand", where, default=2) * hidden)
+        return StateSpace(
+            d_inner=d_inner,
+            d_state=_int(config, "mamba_d_state", where, default=256),
+            conv_kernel=_int(config, "mamba_d_conv", where, default=4),
+            heads=heads,
+            groups=_int(config, "mamba_n_groups", where, default=1),
+            conv_bias=bool(config.get("mamba_conv_bias", True)),
+            proj_bias=bool(config.get("mamba_proj_bias", False)),
+            gated_norm=bool(config.get("mamba_rms_norm", model_type != "falcon_h1")),
         )
     heads = _int(config, "mamba_num_heads", where)
     return StateSpace(
@@ -220,6 +235,7 @@ def _moe(config: dict[str, Any], model_type: str, layers: int, where: str) -> Mo
     expert_ffn = _int(config, "moe_intermediate_size", where, default=_get(config, "intermediate_size"))
     shared = count_field(config, "n_shared_experts", 0) or arch.get("shared_experts", 0)
     shared_ffn = count_field(config, "shared_expert_intermediate_size", 0)
+    shared_ffn = shared_ffn or count_field(config, "shared_intermediate_size", 0)  # Granite-4
     if shared_ffn and not shared:  # Qwen-MoE: one shared expert of its own width
         shared = 1
     return MoE(

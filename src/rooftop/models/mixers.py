@@ -73,6 +73,7 @@ class StateSpace:
     conv_bias: bool = True
     proj_bias: bool = False
     inner_norms: bool = False  # Jamba's dt/B/C layernorms
+    gated_norm: bool = True  # Mamba-2's RMSNorm before out_proj (Falcon-H1 may drop it)
 
     @property
     def conv_dim(self) -> int:
@@ -92,7 +93,7 @@ class StateSpace:
         p += self.conv_dim * self.conv_kernel + (self.conv_dim if self.conv_bias else 0)
         p += self.d_inner * hidden + (hidden if bias else 0)
         if self.version == 2:
-            return p + 3 * self.heads + self.d_inner  # dt_bias, A_log, D; gated RMSNorm
+            return p + 3 * self.heads + (self.d_inner if self.gated_norm else 0)  # dt_bias, A_log, D; norm
         p += self.d_inner * (self.dt_rank + 2 * self.d_state)  # x_proj
         p += self.dt_rank * self.d_inner + self.d_inner  # dt_proj with bias
         p += self.d_inner * self.d_state + self.d_inner  # A_log, D

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from rooftop.errors import SpecError
 from rooftop.models.mixers import LinearAttention, StateSpace
 
-ATTENTION_MIXERS = ("full", "sliding", "chunked")
+PARALLEL = "full+mamba"  # Falcon-H1: attention and a Mamba mixer side by side in every layer
+ATTENTION_MIXERS = ("full", "sliding", "chunked", PARALLEL)
+MAMBA_MIXERS = ("mamba", PARALLEL)
 MIXERS = (*ATTENTION_MIXERS, "linear", "mamba", "none")
 FFNS = ("dense", "moe", "none")
 
@@ -116,7 +118,7 @@ class ModelSpec:
             raise SpecError(f"{self.name}: chunked layers need a chunk ≥ 1")
         if "linear" in self.mixers and not self.linear:
             raise SpecError(f"{self.name}: linear-attention layers need their shape")
-        if "mamba" in self.mixers and not self.ssm:
+        if set(MAMBA_MIXERS) & set(self.mixers) and not self.ssm:
             raise SpecError(f"{self.name}: Mamba layers need their shape")
         if "moe" in self.ffns and not self.moe:
             raise SpecError(f"{self.name}: MoE layers need experts")
@@ -135,7 +137,7 @@ class ModelSpec:
         return self.kv_heads * self.head_dim
 
     def mixer(self, layer: int) -> str:
-        """The token mixer of ``layer``: full | sliding | chunked | linear | mamba | none."""
+        """The token mixer of ``layer``: full | sliding | chunked | linear | mamba | full+mamba | none."""
         return self.mixers[layer] if self.mixers else "full"
 
     def ffn_kind(self, layer: int) -> str:
@@ -185,7 +187,7 @@ class ModelSpec:
 
     def kv_layer_groups(self) -> dict[int, int]:
         """Attention layers by the most tokens each caches: {0 (no bound): n_full, window: n, chunk: n}."""
-        groups = {0: self.count_mixers("full")}
+        groups = {0: self.count_mixers("full", PARALLEL)}
         for bound, kind in ((self.window, "sliding"), (self.chunk, "chunked")):
             if self.count_mixers(kind):
                 groups[bound] = groups.get(bound, 0) + self.count_mixers(kind)
@@ -204,7 +206,7 @@ class ModelSpec:
     def state_elements_per_sequence(self) -> int:
         """Recurrent-state elements one sequence holds (gated DeltaNet / Mamba), constant in context."""
         linear = self.count_mixers("linear") * (self.linear.state_elements if self.linear else 0)
-        return linear + self.count_mixers("mamba") * (self.ssm.state_elements if self.ssm else 0)
+        return linear + self.count_mixers(*MAMBA_MIXERS) * (self.ssm.state_elements if self.ssm else 0)
 
     # ---- parameters ----------------------------------------------------------------------
     def attention_params(self) -> int:
@@ -235,9 +237,8 @@ class ModelSpec:
         kind = self.mixer(layer)
         if kind == "linear" and self.linear:
             return self.linear.params(self.hidden)
-        if kind == "mamba" and self.ssm:
-            return self.ssm.params(self.hidden)
-        return self.attention_params() if kind in ATTENTION_MIXERS else 0
+        mamba = self.ssm.params(self.hidden) if kind in MAMBA_MIXERS and self.ssm else 0
+        return mamba + (self.attention_params() if kind in ATTENTION_MIXERS else 0)
 
     def mlp_params(self, width: int, bias: bool | None = None) -> int:
         """Parameters of one dense MLP of intermediate ``width`` (``bias`` defaults to mlp_bias)."""
