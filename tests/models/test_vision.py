@@ -20,3 +20,26 @@ def test_gemma3_siglip_tower_and_projector():
 
 def test_unknown_tower_is_none():
     assert vision_params({"model_type": "somevlm"}, {}, 64, "x") is None
+
+
+def test_an_unknown_tower_is_refused_not_dropped():
+    import pytest
+
+    from rooftop.errors import SpecError
+    from rooftop.models.hf_config import spec_from_config
+
+    text = {"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4}
+    config = {"model_type": "somevlm", "text_config": {**text, "intermediate_size": 128, "vocab_size": 10}}
+    assert spec_from_config(config, "x").vision_params == 0  # no vision_config: a text model
+    with pytest.raises(SpecError, match="vision tower \\('siglip'\\) of this multimodal config is not modelled"):
+        spec_from_config({**config, "vision_config": {"model_type": "siglip"}}, "x")
+
+
+def test_llava_clip_tower():
+    # CLIP ViT-L/14-336: class token + patches + 577 positions + 2 LayerNorms, 24 layers, projector 1024->4096->4096
+    h, i = 1024, 4096
+    layer = 4 * (h * h + h) + (h * i + i) + (i * h + h) + 4 * h
+    tower = h + 3 * 14 * 14 * h + 577 * h + 2 * h + 24 * layer + 2 * h
+    projector = (h * 4096 + 4096) + (4096 * 4096 + 4096)
+    vision = {"hidden_size": h, "intermediate_size": i, "num_hidden_layers": 24, "image_size": 336, "patch_size": 14}
+    assert vision_params({"model_type": "llava"}, vision, 4096, "x") == tower + projector == 324_487_168

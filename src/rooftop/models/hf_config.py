@@ -88,9 +88,14 @@ def spec_from_config(config: Any, name: str, where: str = "config.json") -> Mode
         fields |= _layer_fields(config, model_type, fields["layers"], where)
         if vision is not None:
             tower = vision_params(top, vision, fields["hidden"], where)
-            fields["vision_params"] = tower or 0
-            counted = "counted in the parameters" if tower is not None else "not counted (tower type unknown)"
-            notes.append(f"multimodal: the vision tower is {counted}; the text path is analysed")
+            if tower is None:
+                kind = vision.get("model_type") or top.get("model_type")
+                raise SpecError(
+                    f"{where}: the vision tower ({kind!r}) of this multimodal config is not modelled;"
+                    " pass its text_config as a config.json to analyse the language model alone"
+                )
+            fields["vision_params"] = tower
+            notes.append("multimodal: the vision tower is counted in the parameters; the text path is analysed")
         return ModelSpec(name=name, source=str(top.get("_source", where)), notes=tuple(notes), **fields)
     except SpecError as exc:
         raise SpecError(exc.args[0] if str(exc).startswith(where) else f"{where}: {exc}") from exc

@@ -2,8 +2,8 @@
 
 The text path is what rooftop analyses; the tower is counted so that the weights in memory and
 the total parameters are right. One function per tower family, keyed by the config's
-``model_type`` (top level); shapes as transformers builds them. A tower not listed counts 0 and
-the spec says so in its notes.
+``model_type`` (top level); shapes as transformers builds them. A config whose tower is not listed
+is refused (by ``hf_config``), never counted without its tower.
 """
 
 from __future__ import annotations
@@ -32,6 +32,21 @@ def _siglip(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str
     layer = 4 * _linear(h, h) + _linear(h, i) + _linear(i, h) + 2 * 2 * h
     tower = _linear(3 * patch * patch, h) + (size // patch) ** 2 * h + 2 * h
     return tower + _int(v, "num_hidden_layers", where, 12) * layer + h * text_hidden + h
+
+
+def _clip_llava(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """LLaVA / LLaVA-NeXT: CLIP encoder (class token, pre/post LayerNorms) + a two-layer projector."""
+    h, i = _int(v, "hidden_size", where, 1024), _int(v, "intermediate_size", where, 4096)
+    patch, size = _int(v, "patch_size", where, 14), _int(v, "image_size", where, 336)
+    layer = 4 * _linear(h, h) + _linear(h, i) + _linear(i, h) + 2 * 2 * h
+    embed = h + 3 * patch * patch * h + ((size // patch) ** 2 + 1) * h + 2 * h
+    tower = embed + _int(v, "num_hidden_layers", where, 24) * layer + 2 * h
+    feature_layers = top.get("vision_feature_layer", -2)
+    width = h * (len(feature_layers) if isinstance(feature_layers, list) else 1)
+    bias = bool(top.get("multimodal_projector_bias", True))
+    projector = _linear(width, text_hidden, bias) + _linear(text_hidden, text_hidden, bias)
+    newline = text_hidden if top.get("model_type") == "llava_next" else 0  # image_newline
+    return tower + projector + newline
 
 
 def _pixtral(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
@@ -87,6 +102,8 @@ def _llama4(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str
 TOWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], int, str], int]] = {
     "gemma3": _siglip,
     "llama4": _llama4,
+    "llava": _clip_llava,
+    "llava_next": _clip_llava,
     "mistral3": _pixtral,
     "qwen2_5_vl": _qwen2_5_vl,
     "qwen3_vl": _qwen3_vl,
