@@ -89,6 +89,8 @@ FAMILIES: dict[str, dict[str, Any]] = {
     "granitemoe": LLAMA,
     "ernie4_5": LLAMA,
     "glm4_moe": {"qkv_bias": True, "o_bias": False},
+    "flex_olmo": {"qk_norm": True, "qk_norm_full": True},
+    "apertus": {"gated_mlp": False, "activation": "xielu", "qk_norm": True},
 }
 
 # model_types whose structure rooftop does not model, with the feature that is missing.
@@ -98,6 +100,16 @@ REFUSED_TYPES = {
     "opt": "OPT's offset position table and projections",
     "gemma4": "the Gemma 4 layer layout (rooftop covers gemma, gemma2 and gemma3)",
     "lfm2": "short-convolution layers (LFM2)",
+    "lfm2_moe": "short-convolution layers (LFM2)",
+    "recurrent_gemma": "RG-LRU recurrent blocks (RecurrentGemma)",
+    "jetmoe": "mixture-of-attention-heads layers (JetMoE)",
+    "doge": "dynamic-mask attention with cross-domain MoE (Doge)",
+    "persimmon": "LayerNorm q/k norms with biases (Persimmon)",
+    "ernie4_5_moe": "ERNIE-4.5's MoE layout (moe_num_experts, moe_layer_start_index...)",
+    "xlstm": "xLSTM blocks",
+    "rwkv": "RWKV time-mixing blocks",
+    "blt": "byte-latent patching (BLT)",
+    "dbrx": "DBRX's nested attn_config / ffn_config",
     "minimax": "lightning-attention layers (MiniMax-01)",
     "deepseek_v32": "DeepSeek sparse attention (a lightning indexer per layer)",
     "glm_moe_dsa": "DeepSeek sparse attention (a lightning indexer per layer)",
