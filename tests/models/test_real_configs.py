@@ -37,9 +37,9 @@ REFUSED = {
 def test_at_least_35_distinct_families_each_counted_or_refused():
     assert set(FAMILIES) == set(EXPECTED)  # every file has transformers' count (or its failure)
     model_types = {json.loads((CONFIGS / f / "config.json").read_text())["model_type"] for f in FAMILIES}
-    assert len(model_types) == 40  # 46 files of 40 model types: 30 counted, 10 refused
+    assert len(model_types) == 42  # 49 files of 42 model types: 32 counted, 10 refused
     counted = {f for f in FAMILIES if f not in REFUSED}
-    assert len(counted) == 36 and all("params" in EXPECTED[f] for f in counted)
+    assert len(counted) == 39 and all("params" in EXPECTED[f] for f in counted)
 
 
 @pytest.mark.parametrize("family", [f for f in FAMILIES if f not in REFUSED])
@@ -87,6 +87,9 @@ def test_falcon_kv_heads_and_layernorms():
 def test_hybrid_layer_kinds():
     nemo = load_config_file(CONFIGS / "nemotron-h")
     assert (nemo.count_mixers("mamba"), nemo.count_mixers("full"), nemo.count_ffns("dense")) == (54, 10, 54)
+    nano = load_config_file(CONFIGS / "nemotron-3-nano")  # Mamba-2, attention and MoE layers, one shared expert
+    assert (nano.count_mixers("mamba"), nano.count_mixers("full"), nano.moe_layers) == (23, 6, 23)
+    assert nano.moe is not None and (nano.moe.shared_experts, nano.moe.shared_ffn, nano.gated_mlp) == (1, 3712, False)
     nxt = load_config_file(CONFIGS / "qwen3-next")
     assert (nxt.count_mixers("linear"), nxt.count_mixers("full")) == (36, 12)  # full_attention_interval 4
 

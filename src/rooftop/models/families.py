@@ -41,6 +41,8 @@ FAMILIES: dict[str, dict[str, Any]] = {
     "qwen3": {"qk_norm": True},
     "qwen3_moe": {"qk_norm": True},
     "qwen3_vl_text": {"qk_norm": True},
+    "qwen3_vl_moe_text": {"qk_norm": True},
+    "minimax_m2": {"qk_norm": True, "qk_norm_full": True},
     "qwen3_next": QWEN_HYBRID,
     "qwen3_5_text": QWEN_HYBRID,
     "qwen3_5_moe_text": QWEN_HYBRID,

@@ -241,6 +241,7 @@ def _moe(config: dict[str, Any], model_type: str, layers: int, where: str) -> Mo
     shared = count_field(config, "n_shared_experts", 0) or arch.get("shared_experts", 0)
     shared_ffn = count_field(config, "shared_expert_intermediate_size", 0)
     shared_ffn = shared_ffn or count_field(config, "shared_intermediate_size", 0)  # Granite-4
+    shared_ffn = shared_ffn or count_field(config, "moe_shared_expert_intermediate_size", 0)  # Nemotron-3
     if shared_ffn and not shared:  # Qwen-MoE: one shared expert of its own width
         shared = 1
     return MoE(
