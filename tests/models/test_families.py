@@ -128,3 +128,24 @@ def test_falcon_h1_layer_has_attention_and_mamba_side_by_side():
     assert spec.mixer_params(0) == 15_352 + 12_288
     assert spec.attention_layers == 2 and spec.kv_layer_groups() == {0: 2}
     assert spec.state_elements_per_sequence == 2 * (64 * 16 + 96 * 3)
+
+
+def test_moe_layer_freq_as_a_per_layer_list():
+    from rooftop.errors import SpecError
+    from rooftop.models.hf_config import spec_from_config
+
+    config = {
+        "model_type": "deepseek_v3",
+        "hidden_size": 64,
+        "num_hidden_layers": 3,
+        "num_attention_heads": 4,
+        "intermediate_size": 128,
+        "moe_intermediate_size": 32,
+        "n_routed_experts": 4,
+        "num_experts_per_tok": 2,
+        "vocab_size": 100,
+        "moe_layer_freq": [0, 1, 1],  # MiMo-V2 writes one flag per layer
+    }
+    assert spec_from_config(config, "x").moe.dense_layers == (0,)
+    with pytest.raises(SpecError, match="'moe_layer_freq' must be an integer or 3 zeros and ones"):
+        spec_from_config({**config, "moe_layer_freq": [0, 2, 1]}, "x")

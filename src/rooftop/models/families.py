@@ -112,6 +112,7 @@ REFUSED_TYPES = {
     "rwkv": "RWKV time-mixing blocks",
     "blt": "byte-latent patching (BLT)",
     "dbrx": "DBRX's nested attn_config / ffn_config",
+    "mimo_v2_flash": "per-layer-type KV head counts and a value head size apart from the key's (MiMo-V2)",
     "minimax": "lightning-attention layers (MiniMax-01)",
     "deepseek_v32": "DeepSeek sparse attention (a lightning indexer per layer)",
     "glm_moe_dsa": "DeepSeek sparse attention (a lightning indexer per layer)",

@@ -267,6 +267,11 @@ def _dense_layers(config: dict[str, Any], model_type: str, layers: int) -> tuple
         moe_layers = set(listed or range(step - 1, layers, step))
         return tuple(i for i in range(layers) if i not in moe_layers)
     dense = set(range(count_field(config, "first_k_dense_replace", 0)))
+    per_layer = config.get("moe_layer_freq")
+    if isinstance(per_layer, list):  # one 0 (dense) or 1 (MoE) per layer
+        if len(per_layer) != layers or set(per_layer) - {0, 1}:
+            raise SpecError(f"field 'moe_layer_freq' must be an integer or {layers} zeros and ones")
+        return tuple(sorted(dense | {i for i, moe in enumerate(per_layer) if not moe}))
     freq = count_field(config, "moe_layer_freq", 1, minimum=1)
     freq = count_field(config, "decoder_sparse_step", freq, minimum=1)
     dense |= {i for i in range(layers) if i % freq}
