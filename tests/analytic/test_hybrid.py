@@ -79,3 +79,16 @@ def test_falcon_h1_parallel_layers_get_attention_and_mamba_operators():
     # KV of 3 layers x 101 tokens x 2 x 2 KV heads x 16 x 2 B, plus the state 3 x (64 x 16 + 96 x 3) x 2 B
     w = Workload(phase=Phase.DECODE, context=100)
     assert float(kv_bytes_per_sequence(spec, w)) == 3 * 101 * 2 * 2 * 16 * 2 + 3 * (64 * 16 + 96 * 3) * 2
+
+
+def test_qwen3_next_long_context_kv_is_a_quarter_of_an_all_attention_model():
+    from dataclasses import replace
+
+    spec = load_config_file(CONFIGS / "qwen3-next")
+    w = Workload(phase=Phase.DECODE, context=131_072)  # 131,073 tokens after the step
+    hybrid = float(kv_bytes_per_sequence(spec, w))
+    dense = float(kv_bytes_per_sequence(replace(spec, mixers=()), w))
+    # 12 attention layers x 131,073 x 2,048 B + 36 x 548,864 x 2 B of state, against 48 attention layers
+    assert hybrid == 12 * 131_073 * 2048 + 36 * 548_864 * 2
+    assert dense == 48 * 131_073 * 2048
+    assert round(dense / hybrid, 2) == 3.95
