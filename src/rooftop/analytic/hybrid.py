@@ -22,7 +22,7 @@ class Step(Protocol):
     """What these builders need of decompose's step: shapes per GPU and the op constructors."""
 
     spec: ModelSpec
-    w: Workload
+    workload: Workload
     tp: int
     act: float
     tokens: Array
@@ -47,7 +47,7 @@ def linear_attention(step: Step) -> list[Any]:
     heads = math.ceil(la.v_heads / tp)
     recurrence = {
         "tokens": step.tokens,
-        "batch": step.w.batch,
+        "batch": step.workload.batch,
         "flops_per_token": la.recurrence_flops_per_token() / tp,
         "state_elements": la.state_elements / tp,
         "state_bytes": step.act,
@@ -71,7 +71,7 @@ def state_space(step: Step) -> list[Any]:
         return []
     tp = step.tp
     inner = math.ceil(m.d_inner / tp)
-    state = {"tokens": step.tokens, "batch": step.w.batch, "state_bytes": step.act, "act_bytes": step.act}
+    state = {"tokens": step.tokens, "batch": step.workload.batch, "state_bytes": step.act, "act_bytes": step.act}
     # the update h = exp(dt·A)·h + dt·B·x is elementwise (3 FLOPs per state element); the read y = C·h
     # is a batched matrix-vector product (2 per element), a matmul in every implementation
     update = {**state, "flops_per_token": 3.0 * inner * m.d_state, "in_width": inner, "out_width": 0.0}
