@@ -43,3 +43,27 @@ def test_llava_clip_tower():
     projector = (h * 4096 + 4096) + (4096 * 4096 + 4096)
     vision = {"hidden_size": h, "intermediate_size": i, "num_hidden_layers": 24, "image_size": 336, "patch_size": 14}
     assert vision_params({"model_type": "llava"}, vision, 4096, "x") == tower + projector == 324_487_168
+
+
+def test_llama4_scout_tower_with_its_published_vision_config():
+    # the vision_config of Llama-4-Scout's Hub config (the vendored copy carries the text part only);
+    # issue 12 measured its tower at 871.9 M with transformers
+    vision = {
+        "hidden_size": 1408,
+        "image_size": 336,
+        "intermediate_size": 5632,
+        "num_hidden_layers": 34,
+        "patch_size": 14,
+        "projector_input_dim": 4096,
+        "projector_output_dim": 4096,
+        "vision_output_dim": 4096,
+    }
+    h, i = 1408, 5632
+    layer = 4 * (h * h + h) + (h * i + i) + (i * h + h) + 4 * h
+    embed = h + (24 * 24 + 1) * h + 3 * 14 * 14 * h + 4 * h  # class token, positions, patches, 2 LayerNorms
+    adapter = i * 4096 + 4096 * 4096  # pixel-shuffle MLP
+    assert (
+        vision_params({"model_type": "llama4"}, vision, 5120, "x")
+        == (embed + 34 * layer + adapter + 4096 * 5120)
+        == 871_932_416
+    )
