@@ -36,3 +36,9 @@ def test_formatting():
     assert seconds(0.0412) == "41.2 ms"
     assert seconds(2.5e-6) == "2.5 µs"
     assert gib(80 * GIB) == "80.00 GiB"
+
+
+def test_a_value_that_rounds_up_takes_the_next_prefix():
+    # issue 10: '1e+03 G' and '1e+03 µs' in tables; 999.5 G at 3 digits is 1 T
+    assert si(9.995e14, "FLOP/s") == "1 PFLOP/s" and si(999.4e12, "FLOP/s") == "999 TFLOP/s"
+    assert seconds(0.0009997) == "1 ms" and seconds(0.0009994) == "999 µs"

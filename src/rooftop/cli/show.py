@@ -13,7 +13,7 @@ from rooftop.report.layout import make_console
 
 
 def renderer(run: Run) -> Callable[[Run, Console], None]:
-    """The terminal renderer of the command that produced ``run`` (analyze's tables by default)."""
+    """The terminal renderer of the command that produced ``run`` (live points for watch and bench)."""
     command = run.command.split()[0] if run.command else ""
     if command == "profile":
         from rooftop.report.profile import render_profile
@@ -27,9 +27,13 @@ def renderer(run: Run) -> Callable[[Run, Console], None]:
         from rooftop.report.sweep_table import render_sweep_run
 
         return render_sweep_run
-    from rooftop.report.tables import render_run
+    if command.startswith("analyze"):
+        from rooftop.report.tables import render_run
 
-    return render_run
+        return render_run
+    from rooftop.report.tables import render_points_run  # watch, bench: live points
+
+    return render_points_run
 
 
 @click.command()

@@ -183,3 +183,37 @@ def render_run(run: Run, console: Console) -> None:
         if result.findings:
             console.print()
             console.print(findings_group(result.findings, width))
+
+
+POINT_LAYOUTS = [
+    [OP_COLUMNS["op"], OP_COLUMNS["count"], OP_COLUMNS["flops"], OP_COLUMNS["bytes"], OP_COLUMNS["intensity"],
+     Column("flop_per_s", "FLOP/s"), Column("bytes_per_s", "B/s"), OP_COLUMNS["time"], OP_COLUMNS["bound"]],
+    [OP_COLUMNS["op"], OP_COLUMNS["flops"], OP_COLUMNS["bytes"], OP_COLUMNS["intensity"],
+     Column("flop_per_s", "FLOP/s"), OP_COLUMNS["bound"]],
+]  # fmt: skip
+
+
+def render_points_run(run: Run, console: Console) -> None:
+    """Any other run (watch, bench): per result its workload fields, its points, totals and findings."""
+    width = console.width
+    print_line(console, f"{run.command} · {run.roofs.name}", "dim")
+    for result in run.results:
+        console.print()
+        fields = ", ".join(f"{k} {v}" for k, v in result.workload.items() if v not in ("", None) and _plain(v))
+        print_line(console, fields or run.command, "bold")
+        rows = [
+            {**op_row(p, float("nan")), "bytes": si(p.bytes, "B"), "flop_per_s": si(p.flop_per_s, "FLOP/s"),
+             "bytes_per_s": si(p.bytes_per_s, "B/s")}
+            for p in result.points
+        ]  # fmt: skip
+        console.print(fit_table(POINT_LAYOUTS, rows, width))
+        if result.totals is not None and all(v is not None for v in vars(result.totals).values()):
+            console.print()
+            console.print(totals_table(result, width))  # a live window without an interval has no totals
+        if result.findings:
+            console.print()
+            console.print(findings_group(result.findings, width))
+
+
+def _plain(value: object) -> bool:
+    return isinstance(value, str | int | float | bool)
