@@ -43,3 +43,13 @@ def test_wrap_keeps_a_number_with_its_unit():
     lines = wrap(text, 24).splitlines()
     assert lines == ["the step moved 15.3 GB", "in 4.56 ms at 3.35 TB/s"]
     assert wrap("intensity 1.05 FLOP/B", 15).splitlines() == ["intensity", "1.05 FLOP/B"]
+
+
+def test_narrower_than_any_layout_gives_one_record_per_row():
+    # at 40 columns rich would crush the columns (the op names vanished, '537' for 537 M): records instead
+    rows = [{"name": "attn_norm", "a": "786 kB", "b": "235 ns", "c": "memory:activations"}]
+    out = _text(fit_table([WIDE], rows, 30), 30)
+    assert [line.rstrip() for line in out.splitlines()] == [
+        "attn_norm: a 786 kB · b 235 ns",
+        "  · c memory:activations",
+    ]

@@ -103,6 +103,8 @@ def fit_table(
 ) -> RenderableType:
     """A rich table of ``rows`` in the widest of ``layouts`` that fits ``width`` columns, under ``title``."""
     columns = choose_layout(layouts, rows, width)
+    if natural_width(columns, rows, cap_names=True) > width:  # narrower than any layout: one record per row
+        return records(columns, rows, width, title)
     rows = _shorten(columns, rows, width)
     table = Table(header_style="bold", box=None, pad_edge=False)
     for c in columns:
@@ -164,6 +166,21 @@ def _shorten(columns: Sequence[Column], rows: Sequence[Mapping[str, Cell]], widt
         else:
             out.append(r)
     return out
+
+
+def records(columns: Sequence[Column], rows: Sequence[Mapping[str, Cell]], width: int, title: str = "") -> Group:
+    """Each row as 'name: header value · header value', wrapped at spaces (numbers stay whole)."""
+    lines = [Text(wrap(title, width), style="italic")] if title else []
+    for r in rows:
+        plain = {c.key: (v.plain if isinstance(v, Text) else Text.from_markup(v).plain) for c, v in
+                 ((c, r.get(c.key, "")) for c in columns)}  # fmt: skip
+        first, rest = columns[0], columns[1:]
+        # each 'header value' pair is kept on one line (NBSP), the pairs wrap between them
+        fields = " · ".join(
+            f"{c.title} {plain[c.key].strip()}".replace(" ", NBSP) for c in rest if plain[c.key].strip()
+        )
+        lines.append(Text(wrap(f"{plain[first.key]}: {fields}", width, "", "  ")))
+    return Group(*lines)
 
 
 def pairs_table(rows: Sequence[tuple[str, Cell]], width: int) -> Table:
