@@ -7,7 +7,6 @@ from typing import Any
 
 import click
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from rooftop.api.compare import Comparison, compare
@@ -53,6 +52,7 @@ def _fmt(value: float | None, unit: str) -> str:
     return _num(value, unit) if unit else f"{value:,.4g}"
 
 
+TOTAL_COLUMNS = [Column("total", justify="left"), Column("before"), Column("after"), Column("change")]
 OP_LAYOUTS = [
     [Column("op", justify="left", shorten=True), Column("time_b", "time"), Column("time_a", "→"),
      Column("change"), Column("bytes_b", "bytes"), Column("bytes_a", "→ "), Column("int_b", "FLOP/B"),
@@ -88,13 +88,11 @@ def render_comparison(cmp: Comparison, console: Console) -> None:
     for r in cmp.results:
         console.print()
         print_line(console, " · ".join(f"{k} {v}" for k, v in r.key.items()), "bold")
-        totals = Table(header_style="bold", box=None, pad_edge=False)
-        for col in ("total", "before", "after", "change"):
-            totals.add_column(col, justify="left" if col == "total" else "right", no_wrap=True)
+        rows: list[dict[str, Cell]] = []
         for name, (b, a) in r.totals.items():
             label, unit = TOTALS.get(name, (name, ""))
-            totals.add_row(label, _fmt(b, unit), _fmt(a, unit), _ratio(b, a))
-        console.print(totals)
+            rows.append({"total": label, "before": _fmt(b, unit), "after": _fmt(a, unit), "change": _ratio(b, a)})
+        console.print(fit_table([TOTAL_COLUMNS], rows, width))
         console.print()
         styles = ["bold yellow" if o.bound_changed else None for o in r.ops]
         console.print(fit_table(OP_LAYOUTS, [_op_row(o) for o in r.ops], width, row_styles=styles))
