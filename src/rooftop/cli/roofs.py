@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from rooftop.cli.params import Threads
 from rooftop.core.roofs import Roofs
 from rooftop.units import seconds, si
 
@@ -35,7 +36,7 @@ def roofs() -> None:
 @roofs.command()
 @click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True)
 @click.option("--quick", is_flag=True, help="Smaller sizes and budgets (≤ 20 s on a CPU).")
-@click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True, help=THREADS_HELP)
+@click.option("--threads", type=Threads(), default=1, show_default=True, help=THREADS_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the roofs as JSON.")
 def measure(device: str, quick: bool, threads: int, as_json: bool) -> None:
     """Measure GEMM per dtype, DRAM/HBM and L2 bandwidth and a decode GEMV; cache the result.
@@ -69,7 +70,7 @@ def measure(device: str, quick: bool, threads: int, as_json: bool) -> None:
 
 @roofs.command()
 @click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True)
-@click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True, help=THREADS_HELP)
+@click.option("--threads", type=Threads(), default=1, show_default=True, help=THREADS_HELP)
 def show(device: str, threads: int) -> None:
     """Show the cached roofs of this device (and their calibration, if a profile fitted one).
 

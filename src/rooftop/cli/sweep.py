@@ -11,6 +11,7 @@ from rich.console import Console
 from rooftop.api.sweep import COLUMNS, Cohort, parse_cohort, sweep
 from rooftop.cli.options import DTYPES, IntList, catalog_roofs, hardware_options
 from rooftop.cli.output import emit, output_options
+from rooftop.cli.params import MAX_TOKENS, MAX_TP, FiniteFloatRange
 from rooftop.core.artifact import Run
 from rooftop.core.workload import Workload
 from rooftop.diagnose.sweep import SLO
@@ -60,13 +61,17 @@ def render_sweep(run: Run, console: Console) -> None:
 @click.option(
     "--prompt",
     "-p",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MAX_TOKENS),
     default=2048,
     show_default=True,
     help="Prompt tokens (TTFT = prefill time of one prompt).",
 )
 @click.option(
-    "--output-tokens", type=click.IntRange(min=1), default=256, show_default=True, help="Output tokens per request."
+    "--output-tokens",
+    type=click.IntRange(1, MAX_TOKENS),
+    default=256,
+    show_default=True,
+    help="Output tokens per request.",
 )
 @click.option(
     "--cohort",
@@ -78,7 +83,7 @@ def render_sweep(run: Run, console: Console) -> None:
 @click.option("--slo-tpot", callback=_seconds, help="Time-per-output-token objective with a unit, e.g. '50ms'.")
 @click.option(
     "--shared-prefix",
-    type=click.IntRange(min=0),
+    type=click.IntRange(0, MAX_TOKENS),
     default=0,
     show_default=True,
     help="Prompt tokens shared by every request (system prompt, tool schema): prefix-cached, KV held once.",
@@ -88,10 +93,10 @@ def render_sweep(run: Run, console: Console) -> None:
 )
 @click.option("--weight-dtype", type=click.Choice(DTYPES), help="Weights.")
 @click.option("--kv-dtype", type=click.Choice(DTYPES), help="KV cache.")
-@click.option("--tp", type=click.IntRange(min=1), default=1, show_default=True, help="Tensor-parallel degree.")
+@click.option("--tp", type=click.IntRange(1, MAX_TP), default=1, show_default=True, help="Tensor-parallel degree.")
 @click.option(
     "--memory-utilization",
-    type=click.FloatRange(0.01, 1.0),
+    type=FiniteFloatRange(0.01, 1.0),
     default=0.9,
     show_default=True,
     help="Usable share of device memory (vLLM's gpu_memory_utilization).",
