@@ -49,7 +49,7 @@ def test_read_bounded_refuses_large_missing_and_folders(tmp_path: Path) -> None:
     big.write_bytes(b" " * 11)
     with pytest.raises(SpecError, match=r"larger than 10 bytes"):
         safejson.read_json(big, SpecError, max_bytes=10)
-    with pytest.raises(SpecError, match=r"no such file$"):
+    with pytest.raises(SpecError, match=r"cannot read: no such file$"):
         safejson.read_json(tmp_path / "nope.json", SpecError)
     with pytest.raises(SpecError, match=r"is a folder, not a file$"):
         safejson.read_json(tmp_path, SpecError)

@@ -14,13 +14,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from rooftop.core.artifact_schema import ArtifactDoc, check_sections
 from rooftop.core.findings import Finding
 from rooftop.core.points import Phase, RooflinePoint, Source, Traffic
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, RoofKind, Roofs
+from rooftop.core.safejson import read_json
+from rooftop.core.schema import convert
 from rooftop.core.totals import Totals
 from rooftop.errors import ArtifactError
 
 SCHEMA = "rooftop.run/1"
+MAX_ARTIFACT_BYTES = 256 << 20
 
 
 @dataclass(frozen=True)
@@ -207,6 +211,8 @@ def run_from_dict(data: Any, where: str = "artifact") -> Run:
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         found = data.get("schema") if isinstance(data, dict) else type(data).__name__
         raise ArtifactError(f"{where}: not a {SCHEMA} artifact (schema: {found!r})")
+    convert(data, ArtifactDoc, f"{where}: malformed {SCHEMA} artifact", ArtifactError)
+    check_sections(data, f"{where}: malformed {SCHEMA} artifact", ArtifactError)
     try:
         results = tuple(
             Result(
@@ -233,10 +239,4 @@ def run_from_dict(data: Any, where: str = "artifact") -> Run:
 def load(path: str | Path) -> Run:
     """Read an artifact file."""
     p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ArtifactError(f"{p}: cannot read: {exc.strerror}") from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ArtifactError(f"{p}: not valid JSON ({exc})") from exc
-    return run_from_dict(data, str(p))
+    return run_from_dict(read_json(p, ArtifactError, max_bytes=MAX_ARTIFACT_BYTES), str(p))

@@ -63,9 +63,10 @@ def _what(message: str, value: Any) -> str:
     match = _TYPE.match(message)
     if not match:
         return message.replace("`", "'")
-    want, rest, got = match["want"].removesuffix(" | null"), match["rest"].strip(), match["got"]
+    want, rest, got = match["want"], match["rest"].strip(), match["got"]
     if got:
-        return f"not {_WORDS.get(want, want)}" + (f" (got {_WORDS.get(got, got)})" if got != "str" else "")
+        wanted = " or ".join(_WORDS.get(w, w) for w in want.split(" | ") if w != "null")
+        return f"not {wanted}" + (f" (got {_WORDS.get(got, got)})" if got != "str" else "")
     bound = re.fullmatch(r"(>=|<=|>|<) (\S+)", rest)
     if bound:
         limit = float(bound[2])
@@ -87,10 +88,17 @@ def describe(exc: msgspec.ValidationError, data: Any, where: str) -> str:
     missing = re.fullmatch(r"Object missing required field `(.+)`", message)
     field = path.lstrip(".") or "(top level)"
     if missing:
-        return f"{where}: {field if path else ''}{'.' if path else ''}{missing[1]}: missing".replace(": .", ": ")
+        sep = "" if field.startswith("[") else ": "
+        return f"{where}{sep}{field + '.' if path else ''}{missing[1]}: missing"
+    some = path.endswith("[...]")  # a value of a mapping: msgspec does not say which key
+    path = path.removesuffix("[...]")
+    field = path.lstrip(".") or "(top level)"
     found, value = _lookup(data, path)
     shown = f" = {_show(value)}" if found and path else ""
-    return f"{where}: {field}{shown}: {_what(message, value if found else None)}"
+    if some:
+        return f"{where}: {field}{shown}: a value {_what(message, None)}"
+    sep = "" if field.startswith("[") else ": "
+    return f"{where}{sep}{field}{shown}: {_what(message, value if found else None)}"
 
 
 def convert(data: Any, schema: type[T], where: str, error: type[RooftopError]) -> T:
