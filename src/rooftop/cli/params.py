@@ -14,7 +14,8 @@ from typing import Any
 
 import click
 
-from rooftop.errors import WorkloadError
+from rooftop.core.atomic import check_target
+from rooftop.errors import ReportError, WorkloadError
 
 MAX_TOKENS = 1 << 24  # prompt, context and output tokens per request: 16,777,216
 MAX_SEQUENCES = 1 << 24  # batch (sequences per step) and requests
@@ -67,3 +68,22 @@ class Rate(click.ParamType):  # type: ignore[type-arg]
             return self.parse(str(value))
         except WorkloadError as exc:
             self.fail(str(exc), param, ctx)
+
+
+class OutputFile(click.ParamType):  # type: ignore[type-arg]
+    """A file to write, checked while the arguments are parsed, before any work.
+
+    Suffix, folder, permission, not a device; the write itself is atomic (``write_atomic``).
+    """
+
+    name = "file"
+
+    def __init__(self, suffixes: tuple[str, ...] = ()) -> None:
+        self.suffixes = suffixes
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        try:
+            check_target(str(value), ReportError, self.suffixes)
+        except ReportError as exc:
+            self.fail(str(exc), param, ctx)
+        return str(value)

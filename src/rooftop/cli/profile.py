@@ -9,7 +9,7 @@ from rich.console import Console
 
 from rooftop.cli.options import IntList
 from rooftop.cli.output import emit, output_options
-from rooftop.cli.params import MAX_STEPS, MAX_TOKENS, Threads
+from rooftop.cli.params import MAX_STEPS, MAX_TOKENS, OutputFile, Threads
 from rooftop.cli.roofs import THREADS_HELP
 
 
@@ -64,7 +64,7 @@ from rooftop.cli.roofs import THREADS_HELP
 @click.option(
     "--trace",
     "trace_path",
-    type=click.Path(dir_okay=False),
+    type=OutputFile(),
     default="rooftop-trace.json.gz",
     show_default=True,
     help="Where the torch trace goes (open it in Perfetto).",

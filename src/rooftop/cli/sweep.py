@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import csv
-from pathlib import Path
+import io
 
 import click
 from rich.console import Console
@@ -11,10 +11,12 @@ from rich.console import Console
 from rooftop.api.sweep import COLUMNS, Cohort, parse_cohort, sweep
 from rooftop.cli.options import DTYPES, IntList, catalog_roofs, hardware_options
 from rooftop.cli.output import emit, output_options
-from rooftop.cli.params import MAX_TOKENS, MAX_TP, FiniteFloatRange
+from rooftop.cli.params import MAX_TOKENS, MAX_TP, FiniteFloatRange, OutputFile
 from rooftop.core.artifact import Run
+from rooftop.core.atomic import write_atomic
 from rooftop.core.workload import Workload
 from rooftop.diagnose.sweep import SLO
+from rooftop.errors import ReportError
 from rooftop.models.presets import resolve_model
 from rooftop.units import parse_seconds
 
@@ -25,12 +27,13 @@ def _seconds(ctx: click.Context, param: click.Parameter, value: str | None) -> f
 
 def write_csv(run: Run, path: str) -> None:
     """Every cell of every cohort as CSV (raw SI numbers), with a cohort column."""
-    with Path(path).open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["cohort", *COLUMNS])
-        for result in run.results:
-            for row in result.extra["sweep"]["rows"]:
-                writer.writerow([result.workload.get("cohort", ""), *row])
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer)
+    writer.writerow(["cohort", *COLUMNS])
+    for result in run.results:
+        for row in result.extra["sweep"]["rows"]:
+            writer.writerow([result.workload.get("cohort", ""), *row])
+    write_atomic(path, buffer.getvalue(), ReportError)
 
 
 def render_sweep(run: Run, console: Console) -> None:
@@ -101,7 +104,7 @@ def render_sweep(run: Run, console: Console) -> None:
     show_default=True,
     help="Usable share of device memory (vLLM's gpu_memory_utilization).",
 )
-@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, writable=True), help="Write every cell as CSV.")
+@click.option("--csv", "csv_path", type=OutputFile(), help="Write every cell as CSV.")
 @output_options
 def sweep_command(
     model: str,

@@ -8,11 +8,13 @@ here only, lazily, and never through pyplot (no global figure state, no window).
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rooftop.core.artifact import Run
+from rooftop.core.atomic import write_atomic
 from rooftop.errors import ReportError
 from rooftop.report.chart import PHASE_COLOURS, ROOF_DASH, SOURCE_MARKERS, Chart, build_chart
 
@@ -20,6 +22,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 FORMATS = ("png", "svg")
+PLOT_SUFFIXES = tuple(f".{f}" for f in FORMATS)
 SIZE_IN = (10.0, 6.5)
 DPI = 100  # a saved PNG is SIZE_IN × DPI = 1000 × 650 pixels
 
@@ -98,8 +101,8 @@ def roofline_figure(runs: Sequence[Run], title: str = "") -> Figure:
     return figure_from_chart(build_chart(runs, title))
 
 
-def save_plot(runs: Sequence[Run], path: str | Path, title: str = "") -> Path:
-    """Save the roofline of ``runs`` to ``path``; the format (png or svg) comes from the suffix."""
+def render_plot(runs: Sequence[Run], path: str | Path, title: str = "") -> bytes:
+    """The roofline of ``runs`` as PNG or SVG bytes; the format comes from ``path``'s suffix."""
     target = Path(path)
     fmt = target.suffix.lower().lstrip(".")
     if fmt not in FORMATS:
@@ -108,5 +111,11 @@ def save_plot(runs: Sequence[Run], path: str | Path, title: str = "") -> Path:
         import matplotlib  # noqa: F401
     except ImportError:
         raise ReportError("--plot needs matplotlib: pip install 'rooftop[report]'") from None
-    roofline_figure(runs, title).savefig(target, format=fmt)
-    return target
+    buffer = io.BytesIO()
+    roofline_figure(runs, title).savefig(buffer, format=fmt)
+    return buffer.getvalue()
+
+
+def save_plot(runs: Sequence[Run], path: str | Path, title: str = "") -> Path:
+    """Save the roofline of ``runs`` to ``path`` (written whole or not at all)."""
+    return write_atomic(path, render_plot(runs, path, title), ReportError)
