@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 
 import click
@@ -12,6 +11,7 @@ from rich.table import Table
 
 from rooftop.api.compare import Comparison, compare
 from rooftop.core import artifact
+from rooftop.core.safejson import dumps_strict
 from rooftop.units import seconds, si
 
 
@@ -89,6 +89,6 @@ def compare_command(before: str, after: str, force: bool, as_json: bool) -> None
     """
     cmp = compare(artifact.load(before), artifact.load(after), force=force, names=(before, after))
     if as_json:
-        click.echo(json.dumps(cmp.to_dict(), indent=1))
+        click.echo(dumps_strict(cmp.to_dict()))
     else:
         render_comparison(cmp, Console())

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from rooftop.cli.params import Threads
 from rooftop.core.roofs import Roofs
+from rooftop.core.safejson import dumps_strict
 from rooftop.units import seconds, si
 
 THREADS_HELP = (
@@ -61,9 +62,7 @@ def measure(device: str, quick: bool, threads: int, as_json: bool) -> None:
     path = cache.save_roofs(measured, device, threads)
     click.echo(f"cached {path}", err=True)
     if as_json:
-        import json
-
-        click.echo(json.dumps(roofs_to_dict(measured), indent=1))
+        click.echo(dumps_strict(roofs_to_dict(measured)))
     else:
         render_roofs(measured, Console())
 

@@ -25,6 +25,7 @@ from rooftop.errors import ArtifactError
 
 SCHEMA = "rooftop.run/1"
 MAX_ARTIFACT_BYTES = 256 << 20
+TRAFFIC_KEYS = ("weight_bytes", "act_in_bytes", "act_out_bytes", "kv_read_bytes", "kv_write_bytes")
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,11 @@ def _clean(obj: Any) -> Any:
     if hasattr(obj, "item") and callable(obj.item):  # numpy scalar
         return _clean(obj.item())
     return _num(obj)
+
+
+def _nan_for_null(d: dict[str, Any]) -> dict[str, Any]:
+    """The writer's null (a non-finite number) read back as NaN, so arithmetic stays float."""
+    return {k: float("nan") if v is None else v for k, v in d.items()}
 
 
 def roofs_to_dict(roofs: Roofs) -> dict[str, Any]:
@@ -134,20 +140,8 @@ def point_to_dict(p: RooflinePoint) -> dict[str, Any]:
 
 def point_from_dict(d: dict[str, Any]) -> RooflinePoint:
     """Inverse of point_to_dict."""
-    has_split = any(
-        d.get(k) for k in ("weight_bytes", "act_in_bytes", "act_out_bytes", "kv_read_bytes", "kv_write_bytes")
-    )
-    traffic = (
-        Traffic(
-            d.get("weight_bytes", 0.0),
-            d.get("act_in_bytes", 0.0),
-            d.get("act_out_bytes", 0.0),
-            d.get("kv_read_bytes", 0.0),
-            d.get("kv_write_bytes", 0.0),
-        )
-        if has_split
-        else None
-    )
+    has_split = any(d.get(k) for k in TRAFFIC_KEYS)
+    traffic = Traffic(*(float(d.get(k) or 0.0) for k in TRAFFIC_KEYS)) if has_split else None
     return RooflinePoint(
         label=d["name"],
         op=d.get("op", ""),
@@ -218,7 +212,7 @@ def run_from_dict(data: Any, where: str = "artifact") -> Run:
             Result(
                 workload=r["workload"],
                 points=tuple(point_from_dict(p) for p in r["ops"]),
-                totals=Totals.from_dict(r["totals"]) if r.get("totals") else None,
+                totals=Totals.from_dict(_nan_for_null(r["totals"])) if r.get("totals") else None,
                 memory=r.get("memory", {}),
                 findings=tuple(Finding.from_dict(f) for f in r.get("findings", [])),
                 extra={k: v for k, v in r.items() if k not in ("workload", "ops", "totals", "memory", "findings")},

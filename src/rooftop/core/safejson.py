@@ -20,6 +20,7 @@ become ``inf`` and are refused there the same way.
 from __future__ import annotations
 
 import json
+import math
 import re
 import tomllib
 from pathlib import Path
@@ -143,3 +144,29 @@ def read_toml(
 ) -> dict[str, Any]:
     """Read and decode a TOML file with every bound applied; errors name the file."""
     return loads_toml(read_bounded(path, error, max_bytes), str(path), error, max_depth)
+
+
+def _strict(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        out: dict[str, Any] = {}
+        for key, value in obj.items():
+            out[str(key)] = _strict(value)
+            if isinstance(value, float) and not math.isfinite(value):
+                out.setdefault(f"{key}_null_reason", "not a number" if value != value else "infinite")
+        return out
+    if isinstance(obj, list | tuple):
+        return [_strict(v) for v in obj]
+    if hasattr(obj, "item") and callable(obj.item):  # numpy scalar
+        return _strict(obj.item())
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+def dumps_strict(obj: Any, indent: int | None = 1) -> str:
+    """JSON that every parser accepts: NaN and ±Infinity become null, with ``<key>_null_reason`` beside.
+
+    ``{"intensity": inf}`` is written ``{"intensity": null, "intensity_null_reason": "infinite"}``
+    (a zero-byte op); ``json.dumps`` would write ``Infinity``, which jq and browsers reject.
+    """
+    return json.dumps(_strict(obj), indent=indent, allow_nan=False, ensure_ascii=False)

@@ -27,6 +27,15 @@ SIZE_IN = (10.0, 6.5)
 DPI = 100  # a saved PNG is SIZE_IN × DPI = 1000 × 650 pixels
 
 
+def plain(text: str) -> str:
+    """``text`` as matplotlib draws it literally: every ``$`` escaped, so no mathtext is parsed.
+
+    Names come from users (a model folder ``$x^$``, a ``--title``, a catalog device); unescaped,
+    matplotlib reads ``$...$`` as TeX and a malformed one raises while saving the figure.
+    """
+    return text.replace("$", r"\$")
+
+
 def figure_from_chart(chart: Chart) -> Figure:
     """Draw ``chart`` on a new matplotlib Figure and return it."""
     from matplotlib.figure import Figure
@@ -39,13 +48,22 @@ def figure_from_chart(chart: Chart) -> Figure:
     ax.set_xlim(*chart.x_range)
     ax.set_ylim(*chart.y_range)
     for line in chart.roofs:
-        ax.plot(line.xs, line.ys, linestyle=ROOF_DASH[line.kind][0], color=line.colour, linewidth=1.4, label=line.label)
+        ax.plot(
+            line.xs,
+            line.ys,
+            linestyle=ROOF_DASH[line.kind][0],
+            color=line.colour,
+            linewidth=1.4,
+            label=plain(line.label),
+        )
         if line.family == "compute":
-            ax.annotate(line.label, (line.xs[1], line.ys[1]), fontsize=7, ha="right", va="bottom", color=line.colour)
+            ax.annotate(
+                plain(line.label), (line.xs[1], line.ys[1]), fontsize=7, ha="right", va="bottom", color=line.colour
+            )
         else:
             x_text = line.xs[0] * 1.6
             ax.annotate(
-                line.label,
+                plain(line.label),
                 (x_text, line.ys[0] * 1.6 * 1.25),
                 fontsize=7,
                 ha="left",
@@ -75,7 +93,7 @@ def figure_from_chart(chart: Chart) -> Figure:
         )
     ax.set_xlabel("arithmetic intensity (FLOP per HBM byte)")
     ax.set_ylabel("performance (FLOP/s)")
-    ax.set_title(chart.title, fontsize=10)
+    ax.set_title(plain(chart.title), fontsize=10)
     ax.grid(True, which="major", alpha=0.3)
     handles = [
         Line2D([], [], color=c, marker="o", linestyle="none", label=ph)
