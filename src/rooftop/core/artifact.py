@@ -7,7 +7,6 @@ numbers; non-finite numbers (an intensity with no bytes) are written as null.
 from __future__ import annotations
 
 import json
-import math
 import platform
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -18,7 +17,7 @@ from rooftop.core.artifact_schema import ArtifactDoc, check_sections
 from rooftop.core.findings import Finding
 from rooftop.core.points import Phase, RooflinePoint, Source, Traffic
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, RoofKind, Roofs
-from rooftop.core.safejson import read_json
+from rooftop.core.safejson import read_json, strict
 from rooftop.core.schema import convert
 from rooftop.core.totals import Totals
 from rooftop.errors import ArtifactError
@@ -49,22 +48,6 @@ class Run:
     results: tuple[Result, ...]
     identity: dict[str, Any] = field(default_factory=dict)
     extra_roofs: tuple[Roofs, ...] = ()  # e.g. measured roofs drawn beside datasheet ones
-
-
-def _num(x: Any) -> Any:
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    return x
-
-
-def _clean(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {str(k): _clean(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_clean(v) for v in obj]
-    if hasattr(obj, "item") and callable(obj.item):  # numpy scalar
-        return _clean(obj.item())
-    return _num(obj)
 
 
 def _nan_for_null(d: dict[str, Any]) -> dict[str, Any]:
@@ -182,7 +165,7 @@ def run_to_dict(run: Run) -> dict[str, Any]:
         }
         entry.update(r.extra)
         results.append(entry)
-    out: dict[str, Any] = _clean(
+    out: dict[str, Any] = strict(
         {
             "schema": SCHEMA,
             "command": run.command,

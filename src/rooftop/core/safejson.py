@@ -146,20 +146,40 @@ def read_toml(
     return loads_toml(read_bounded(path, error, max_bytes), str(path), error, max_depth)
 
 
-def _strict(obj: Any) -> Any:
+def _null_reason(value: Any) -> str | None:
+    """Why ``value`` is written as null ('infinite', 'not a number'); None when it is not."""
+    if isinstance(value, float):
+        number = value
+    elif getattr(value, "ndim", None) == 0 and hasattr(value, "item"):
+        item = value.item()  # a numpy scalar
+        number = item if isinstance(item, float) else 0.0
+    else:
+        return None
+    if math.isfinite(number):
+        return None
+    return "not a number" if number != number else "infinite"
+
+
+def strict(obj: Any) -> Any:
+    """``obj`` ready for strict JSON (NaN and ±inf become None).
+
+    In a dict, a ``<key>_null_reason`` goes beside each such None; numpy scalars become Python
+    numbers; keys become strings.
+    """
     if isinstance(obj, dict):
         out: dict[str, Any] = {}
         for key, value in obj.items():
-            out[str(key)] = _strict(value)
-            if isinstance(value, float) and not math.isfinite(value):
-                out.setdefault(f"{key}_null_reason", "not a number" if value != value else "infinite")
+            out[str(key)] = strict(value)
+            reason = _null_reason(value)
+            if reason:
+                out.setdefault(f"{key}_null_reason", reason)
         return out
     if isinstance(obj, list | tuple):
-        return [_strict(v) for v in obj]
-    if hasattr(obj, "item") and callable(obj.item):  # numpy scalar
-        return _strict(obj.item())
-    if isinstance(obj, float) and not math.isfinite(obj):
+        return [strict(v) for v in obj]
+    if _null_reason(obj):
         return None
+    if getattr(obj, "ndim", None) == 0 and hasattr(obj, "item"):
+        return obj.item()
     return obj
 
 
@@ -169,4 +189,4 @@ def dumps_strict(obj: Any, indent: int | None = 1) -> str:
     ``{"intensity": inf}`` is written ``{"intensity": null, "intensity_null_reason": "infinite"}``
     (a zero-byte op); ``json.dumps`` would write ``Infinity``, which jq and browsers reject.
     """
-    return json.dumps(_strict(obj), indent=indent, allow_nan=False, ensure_ascii=False)
+    return json.dumps(strict(obj), indent=indent, allow_nan=False, ensure_ascii=False)
