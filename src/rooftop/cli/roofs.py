@@ -17,7 +17,7 @@ from rooftop.units import seconds, si
 
 THREADS_HELP = (
     "CPU threads for the benchmarks (default 1: on a busy 2-core machine 2 threads made results swing 100×, "
-    "1 thread is stable)."
+    "1 thread is stable); at most the cores this machine gives rooftop."
 )
 
 
