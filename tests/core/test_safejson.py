@@ -69,17 +69,3 @@ def test_toml_brackets_in_strings_and_comments_do_not_count() -> None:
 def test_toml_malformed_is_one_line() -> None:
     with pytest.raises(CatalogError, match=r"^c: not valid TOML \(.*\)$"):
         safejson.loads_toml("a = = 1", "c", CatalogError)
-
-
-def test_dumps_strict_writes_null_with_a_reason() -> None:
-    import json
-    import math
-
-    text = safejson.dumps_strict({"intensity": math.inf, "mfu": math.nan, "rows": [1.5, -math.inf]}, indent=None)
-    assert json.loads(text) == {
-        "intensity": None,
-        "intensity_null_reason": "infinite",
-        "mfu": None,
-        "mfu_null_reason": "not a number",
-        "rows": [1.5, None],
-    }

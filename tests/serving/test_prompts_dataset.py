@@ -54,4 +54,4 @@ def test_missing_file_and_length_bounds(tmp_path: Path) -> None:
     with pytest.raises(WorkloadError, match=r"nope.jsonl: cannot read: no such file$"):
         dataset(tmp_path / "nope.jsonl", 1, Lengths(4))
     with pytest.raises(WorkloadError, match=r"--prompt-len '99999999999': lengths must be at most 16,777,216"):
-        parse_lengths("99999999999", "prompt-len")
+        parse_lengths("99999999999", "--prompt-len")

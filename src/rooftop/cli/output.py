@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import click
 from rich.console import Console
 
+from rooftop.cli.flags import flag
 from rooftop.cli.params import OutputFile
 from rooftop.core import artifact
 from rooftop.core.artifact import Run
@@ -83,11 +84,13 @@ def emit(
     if files["report"]:
         from rooftop.report.html import render_html
 
-        pending.append((files["report"], render_html([run])))
+        with flag("--report"):
+            pending.append((files["report"], render_html([run])))
     if files["plot"]:
         from rooftop.report.plot import render_plot
 
-        pending.append((files["plot"], render_plot([run], files["plot"])))
+        with flag("--plot"):
+            pending.append((files["plot"], render_plot([run], files["plot"])))
     for path, data in pending:
         write_atomic(path, data, ReportError)
         click.echo(f"wrote {path}", err=True)

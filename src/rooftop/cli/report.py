@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from rooftop.cli.flags import flag
 from rooftop.cli.params import OutputFile
 from rooftop.core import artifact
 
@@ -35,7 +36,8 @@ def report(artifacts: tuple[str, ...], output: str, plot: str | None, title: str
     if plot:
         from rooftop.report.plot import render_plot
 
-        pending.append((plot, render_plot(runs, plot, title)))
+        with flag("--plot"):
+            pending.append((plot, render_plot(runs, plot, title)))
     for path, data in pending:  # rendered first, then each written whole
         write_atomic(path, data, ReportError)
         click.echo(f"wrote {path}", err=True)

@@ -14,8 +14,8 @@ from rooftop.cli.output import emit, output_options
 from rooftop.cli.params import MAX_TOKENS, MAX_TP, FiniteFloatRange, OutputFile
 from rooftop.core.artifact import Run
 from rooftop.core.atomic import write_atomic
+from rooftop.core.slo import SLO
 from rooftop.core.workload import Workload
-from rooftop.diagnose.sweep import SLO
 from rooftop.errors import ReportError
 from rooftop.models.presets import resolve_model
 from rooftop.units import parse_seconds

@@ -6,18 +6,19 @@ numbers; non-finite numbers (an intensity with no bytes) are written as null.
 
 from __future__ import annotations
 
-import json
 import platform
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from rooftop.core import jsonenc
 from rooftop.core.artifact_schema import ArtifactDoc, check_sections
+from rooftop.core.enums import Bound
 from rooftop.core.findings import Finding
 from rooftop.core.points import Phase, RooflinePoint, Source, Traffic
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, RoofKind, Roofs
-from rooftop.core.safejson import read_json, strict
+from rooftop.core.safejson import read_json
 from rooftop.core.schema import convert
 from rooftop.core.totals import Totals
 from rooftop.errors import ArtifactError
@@ -138,7 +139,7 @@ def point_from_dict(d: dict[str, Any]) -> RooflinePoint:
         level=d.get("level", "hbm"),
         traffic=traffic,
         link_bytes=float(d.get("link_bytes") or 0.0),
-        bound=d.get("bound", ""),
+        bound=Bound(d.get("bound") or ""),
         provenance=d.get("provenance", {}),
     )
 
@@ -165,7 +166,7 @@ def run_to_dict(run: Run) -> dict[str, Any]:
         }
         entry.update(r.extra)
         results.append(entry)
-    out: dict[str, Any] = strict(
+    out: dict[str, Any] = jsonenc.to_plain(
         {
             "schema": SCHEMA,
             "command": run.command,
@@ -180,7 +181,7 @@ def run_to_dict(run: Run) -> dict[str, Any]:
 
 def dumps(run: Run) -> str:
     """Serialise ``run`` to a JSON string."""
-    return json.dumps(run_to_dict(run), indent=1, allow_nan=False)
+    return jsonenc.dumps(run_to_dict(run), indent=1)
 
 
 def run_from_dict(data: Any, where: str = "artifact") -> Run:

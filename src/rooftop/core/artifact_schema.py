@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from rooftop.core.enums import Bound, Severity
 from rooftop.core.schema import Count, FiniteNonNegative, FinitePositive, ShortText, convert
 from rooftop.errors import RooftopError
 
@@ -55,7 +56,7 @@ class OpDoc(msgspec.Struct, forbid_unknown_fields=False):
     link_bytes: Number = None
     time_s: Number = None
     dtype: Name = ""
-    bound: Name = ""
+    bound: Bound = Bound.NONE
     provenance: dict[Name, Any] = {}
 
 
@@ -63,7 +64,7 @@ class TotalsDoc(msgspec.Struct, forbid_unknown_fields=False):
     """A result's ``totals``: every number finite and >= 0, or null."""
 
     phase: Name
-    bound: Name = ""
+    bound: Bound = Bound.NONE
     time_s: Number = None
     tokens: Number = None
     flops: Number = None
@@ -92,7 +93,7 @@ class FindingDoc(msgspec.Struct, forbid_unknown_fields=False):
     """One entry of a result's ``findings``."""
 
     code: Name
-    severity: Literal["info", "warn", "critical"]
+    severity: Severity
     title: ShortText
     bottleneck: Name = ""
     evidence: dict[Name, Any] = {}
@@ -140,7 +141,7 @@ class SweepRowDoc(msgspec.Struct, forbid_unknown_fields=False):
     tokens_per_s: Number
     goodput_tokens_per_s: Number
     fits: bool
-    bound: Name
+    bound: Bound
     ttft_s: Number = None
     max_batch: Number = None  # written as a float
     slo_met: bool | None = None

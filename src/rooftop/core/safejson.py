@@ -20,7 +20,6 @@ become ``inf`` and are refused there the same way.
 from __future__ import annotations
 
 import json
-import math
 import re
 import tomllib
 from pathlib import Path
@@ -144,49 +143,3 @@ def read_toml(
 ) -> dict[str, Any]:
     """Read and decode a TOML file with every bound applied; errors name the file."""
     return loads_toml(read_bounded(path, error, max_bytes), str(path), error, max_depth)
-
-
-def _null_reason(value: Any) -> str | None:
-    """Why ``value`` is written as null ('infinite', 'not a number'); None when it is not."""
-    if isinstance(value, float):
-        number = value
-    elif getattr(value, "ndim", None) == 0 and hasattr(value, "item"):
-        item = value.item()  # a numpy scalar
-        number = item if isinstance(item, float) else 0.0
-    else:
-        return None
-    if math.isfinite(number):
-        return None
-    return "not a number" if number != number else "infinite"
-
-
-def strict(obj: Any) -> Any:
-    """``obj`` ready for strict JSON (NaN and ±inf become None).
-
-    In a dict, a ``<key>_null_reason`` goes beside each such None; numpy scalars become Python
-    numbers; keys become strings.
-    """
-    if isinstance(obj, dict):
-        out: dict[str, Any] = {}
-        for key, value in obj.items():
-            out[str(key)] = strict(value)
-            reason = _null_reason(value)
-            if reason:
-                out.setdefault(f"{key}_null_reason", reason)
-        return out
-    if isinstance(obj, list | tuple):
-        return [strict(v) for v in obj]
-    if _null_reason(obj):
-        return None
-    if getattr(obj, "ndim", None) == 0 and hasattr(obj, "item"):
-        return obj.item()
-    return obj
-
-
-def dumps_strict(obj: Any, indent: int | None = 1) -> str:
-    """JSON that every parser accepts: NaN and ±Infinity become null, with ``<key>_null_reason`` beside.
-
-    ``{"intensity": inf}`` is written ``{"intensity": null, "intensity_null_reason": "infinite"}``
-    (a zero-byte op); ``json.dumps`` would write ``Infinity``, which jq and browsers reject.
-    """
-    return json.dumps(strict(obj), indent=indent, allow_nan=False, ensure_ascii=False)

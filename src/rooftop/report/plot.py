@@ -124,11 +124,11 @@ def render_plot(runs: Sequence[Run], path: str | Path, title: str = "") -> bytes
     target = Path(path)
     fmt = target.suffix.lower().lstrip(".")
     if fmt not in FORMATS:
-        raise ReportError(f"--plot {target}: the file must end in .png or .svg, not {target.suffix or 'nothing'}")
+        raise ReportError(f"{target}: the file must end in .png or .svg, not {target.suffix or 'nothing'}")
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        raise ReportError("--plot needs matplotlib: pip install 'rooftop[report]'") from None
+        raise ReportError("plots need matplotlib: pip install 'rooftop[report]'") from None
     buffer = io.BytesIO()
     roofline_figure(runs, title).savefig(buffer, format=fmt)
     return buffer.getvalue()

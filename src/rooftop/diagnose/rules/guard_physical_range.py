@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding
 from rooftop.diagnose.engine import Evidence, rule
 
@@ -48,7 +49,7 @@ def guard_physical_range(ev: Evidence) -> list[Finding]:
     return [
         Finding(
             code="guard-out-of-physical-range",
-            severity="critical",
+            severity=Severity.CRITICAL,
             title=(
                 f"Numbers outside their physical range: {shown}{more}. "
                 "Shares of a roof lie in 0..100 %, times and counts are ≥ 0; check the roofs "
