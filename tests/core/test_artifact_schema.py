@@ -100,3 +100,20 @@ def test_nested_too_deep(tmp_path):
     path.write_text('{"schema": "rooftop.run/1", "x": ' + "[" * 5000 + "]" * 5000 + "}")
     with pytest.raises(ArtifactError, match=r"run.json: nested deeper than 64 levels$"):
         artifact.load(path)
+
+
+def test_compare_names_the_bad_file_without_the_force_hint(tmp_path, good, capsys):
+    from rooftop.cli.main import main
+
+    data = json.loads(good)
+    data["results"][0]["ops"][1]["flops"] = float("inf")
+    (tmp_path / "a.json").write_text(good)
+    (tmp_path / "b.json").write_text(json.dumps(data))
+    with pytest.raises(SystemExit) as info:
+        main(["compare", str(tmp_path / "a.json"), str(tmp_path / "b.json")])
+    err = capsys.readouterr().err.strip()
+    assert info.value.code == 2
+    assert (
+        err
+        == f"rooftop: error: {tmp_path / 'b.json'}: malformed rooftop.run/1 artifact: results[0].ops[1].flops = inf: not a finite number"
+    )
