@@ -67,6 +67,7 @@ def where(tmp_path: Path) -> str:
             "results[0].workload.batch = '1': not an integer or a list",
         ),
         (lambda d: d["results"][0]["ops"][0].pop("name"), "results[0].ops[0].name: missing"),
+        (lambda d: d["hardware"].update(compute={}), "hardware.compute = {}: must not be empty"),
         (lambda d: d["results"][0].update(memory={"weights_bytes": 1}), "results[0].memory: kv_cache_bytes: missing"),
     ],
 )

@@ -25,7 +25,7 @@ from rooftop.serving.loadgen.prompts import Lengths, dataset, parse_lengths
             '{"messages": [{"role": "user", "content": 5}]}',
             "d.jsonl:2: messages[0].content = 5: not a string or a list",
         ),
-        ('{"messages": []}', "d.jsonl:2: messages = []: fewer than 1 items allowed"),
+        ('{"messages": []}', "d.jsonl:2: messages = []: must not be empty"),
         ('{"prompt": 5}', "d.jsonl:2: prompt = 5: not a string (got an integer)"),
         ('{"prompt": null}', "d.jsonl:2: expected an object with 'prompt' (text) or 'messages' (a list), not both"),
         ('{"prompt": "a", "messages": [{"role": "user", "content": "b"}]}', "d.jsonl:2: expected an object with"),

@@ -28,7 +28,7 @@ class RoofsDoc(msgspec.Struct, forbid_unknown_fields=False):
     """``hardware`` and each ``extra_roofs`` entry."""
 
     name: Name
-    compute: dict[Name, FinitePositive]
+    compute: Annotated[dict[Name, FinitePositive], msgspec.Meta(min_length=1)]  # every command needs one
     memory: dict[Name, FinitePositive]
     vendor: ShortText = ""
     capacity_bytes: Number = None

@@ -74,8 +74,10 @@ def _what(message: str, value: Any) -> str:
         return f"must be {_OPS[bound[1]]} {shown}"
     length = re.fullmatch(r"(?:of )?length (<=|>=) (\d+)", rest)
     if length:
-        unit = "characters" if want == "str" else "items"
-        return f"{'more than' if length[1] == '<=' else 'fewer than'} {int(length[2]):,} {unit} allowed"
+        unit, count = ("characters" if want == "str" else "items"), int(length[2])
+        if length[1] == "<=":
+            return f"too long (at most {count:,} {unit})"
+        return "must not be empty" if count == 1 else f"too short (at least {count:,} {unit})"
     return message.replace("`", "'")
 
 
