@@ -14,7 +14,9 @@ import pytest
 
 from rooftop.api import analyze, workloads_for
 from rooftop.core import artifact
+from rooftop.core.artifact_schema import ArtifactDoc, check_sections
 from rooftop.core.points import Phase
+from rooftop.core.schema import convert
 from rooftop.core.workload import Workload
 from rooftop.errors import ArtifactError
 from rooftop.hardware.catalog import get_roofs
@@ -118,3 +120,11 @@ def test_compare_names_the_bad_file_without_the_force_hint(tmp_path, good, capsy
         err
         == f"rooftop: error: {tmp_path / 'b.json'}: malformed rooftop.run/1 artifact: results[0].ops[1].flops = inf: not a finite number"
     )
+
+
+def test_a_written_artifact_passes_its_own_schema(good):
+    data = json.loads(good)
+    doc = convert(data, ArtifactDoc, "run.json", ArtifactError)
+    check_sections(data, "run.json", ArtifactError)
+    # llama-3.2-1b decode at batch 1: one result; h100-sxm bf16 roof 989.4 TFLOP/s
+    assert len(doc.results) == 1 and doc.hardware.compute["bf16"] == 989.4e12

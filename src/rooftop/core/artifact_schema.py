@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from rooftop.core.enums import Bound, Severity
-from rooftop.core.schema import Count, FiniteNonNegative, FinitePositive, ShortText, convert
+from rooftop.core.schema import Count, Finite, FiniteNonNegative, FinitePositive, ShortText, convert
 from rooftop.errors import RooftopError
 
 Name = Annotated[str, msgspec.Meta(max_length=4096)]
@@ -119,7 +119,7 @@ class MemoryDoc(msgspec.Struct, forbid_unknown_fields=False):
     weights_bytes: Number
     kv_cache_bytes: Number
     activation_bytes: Number
-    free_bytes: Number
+    free_bytes: Finite | None  # negative when the model does not fit
     usable_bytes: Number
     max_batch: Count | None = None
 
