@@ -121,7 +121,7 @@ class MemoryDoc(msgspec.Struct, forbid_unknown_fields=False):
     activation_bytes: Number
     free_bytes: Finite | None  # negative when the model does not fit
     usable_bytes: Number
-    max_batch: Count | None = None
+    max_batch: Number = None  # an int, or a float from numpy
 
 
 class SweepDoc(msgspec.Struct, forbid_unknown_fields=False):
