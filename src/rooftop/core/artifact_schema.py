@@ -28,7 +28,7 @@ class RoofsDoc(msgspec.Struct, forbid_unknown_fields=False):
     """``hardware`` and each ``extra_roofs`` entry."""
 
     name: Name
-    compute: Annotated[dict[Name, FinitePositive], msgspec.Meta(min_length=1)]  # every command needs one
+    compute: dict[Name, FinitePositive]  # empty: an import without --hardware
     memory: dict[Name, FinitePositive]
     vendor: ShortText = ""
     capacity_bytes: Number = None
