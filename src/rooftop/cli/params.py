@@ -15,10 +15,11 @@ from typing import Any
 import click
 
 from rooftop.core.atomic import check_target
+from rooftop.core.workload import MAX_TOKENS as WORKLOAD_MAX
 from rooftop.errors import ReportError, WorkloadError
 
-MAX_TOKENS = 1 << 24  # prompt, context and output tokens per request: 16,777,216
-MAX_SEQUENCES = 1 << 24  # batch (sequences per step) and requests
+MAX_TOKENS = WORKLOAD_MAX  # prompt, context and output tokens per request: 16,777,216
+MAX_SEQUENCES = WORKLOAD_MAX  # batch (sequences per step)
 MAX_TP = 1 << 10  # tensor-parallel degree
 MAX_STEPS = 1 << 20  # profiled decode steps
 
