@@ -35,6 +35,9 @@ from rooftop.models.presets import config_dict
         ("deepseek-v3", "q_lora_rank", "1536", "q_lora_rank = '1536': not an integer"),
         ("llama-3.2-1b", "num_attention_heads", True, "num_attention_heads = True: not an integer"),
         ("llama-3.2-1b", "model_type", "x" * 300, "model_type = 'xxxx"),
+        ("llama-3.2-1b", "hybrid_override_pattern", "M" * 5000, "hybrid_override_pattern = 'MMMM"),
+        ("llama-3.2-1b", "sliding_window", -1, "sliding_window = -1: must be ≥ 0"),
+        ("llama-3.2-1b", "mamba_d_state", 1e9, "mamba_d_state = 1000000000: must be ≤ 4,194,304"),
     ],
 )
 def test_hostile_field_is_one_line_naming_file_field_value(preset, field, value, message):
