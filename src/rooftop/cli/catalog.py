@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import click
@@ -11,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from rooftop.core.jsonenc import dumps
 from rooftop.hardware.catalog import describe, get_entry, layer_paths, load_catalog
 from rooftop.models.presets import load_preset, preset_names, resolve_model
 from rooftop.report.layout import Cell, Column, fit_table, make_console
@@ -56,7 +56,7 @@ def hardware_list(catalog: str | None, as_json: bool) -> None:
     """List every known device with its bf16 and fp8 peaks, HBM bandwidth and ridge."""
     entries = load_catalog(catalog)
     if as_json:
-        click.echo(json.dumps([describe(e) for e in entries.values()], indent=1))
+        click.echo(dumps([describe(e) for e in entries.values()], indent=1))
         return
     rows: list[dict[str, Cell]] = []
     for e in entries.values():
@@ -85,7 +85,7 @@ def hardware_show(name: str, catalog: str | None, as_json: bool) -> None:
     """Show one device: every roof with its kind and source, and which file each field came from."""
     entry = get_entry(name, catalog)
     if as_json:
-        click.echo(json.dumps(describe(entry), indent=1))
+        click.echo(dumps(describe(entry), indent=1))
         return
     roofs = entry.roofs()
     console = make_console()
@@ -120,7 +120,7 @@ def models_list(as_json: bool) -> None:
     """List the shipped presets with their parameter counts and KV bytes per token (bf16)."""
     specs = [load_preset(n) for n in preset_names()]
     if as_json:
-        click.echo(json.dumps([s.describe() for s in specs], indent=1))
+        click.echo(dumps([s.describe() for s in specs], indent=1))
         return
     rows: list[dict[str, Cell]] = [
         {
@@ -141,7 +141,7 @@ def models_show(name_or_path: str, as_json: bool) -> None:
     """Show one preset or local config.json (file or folder) as rooftop reads it."""
     spec = resolve_model(name_or_path)
     if as_json:
-        click.echo(json.dumps(spec.describe(), indent=1))
+        click.echo(dumps(spec.describe(), indent=1))
     else:
         _print_spec(spec.describe())
     for note in spec.notes:

@@ -11,6 +11,7 @@ from rich.text import Text
 
 from rooftop.api.compare import Comparison, compare
 from rooftop.cli.flags import hint
+from rooftop.cli.params import OutputFile
 from rooftop.core import artifact
 from rooftop.core.jsonenc import dumps
 from rooftop.report.layout import Cell, Column, fit_table, make_console, num
@@ -105,9 +106,7 @@ def render_comparison(cmp: Comparison, console: Console) -> None:
 @click.argument("after", type=click.Path(dir_okay=False))
 @click.option("--force", is_flag=True, help="Compare even when the models or the hardware differ.")
 @click.option("--json", "as_json", is_flag=True, help="Print the rooftop.compare/1 JSON instead of tables.")
-@click.option(
-    "--report", type=click.Path(dir_okay=False, writable=True), help="Also write the diff as an offline HTML page."
-)
+@click.option("--report", type=OutputFile(), help="Also write the diff as an offline HTML page.")
 def compare_command(before: str, after: str, force: bool, as_json: bool, report: str | None) -> None:
     """Compare two saved runs: per-op and total deltas of time, bytes and intensity, and bound changes.
 
@@ -122,13 +121,15 @@ def compare_command(before: str, after: str, force: bool, as_json: bool, report:
       rooftop compare before.json after.json --report diff.html
       rooftop compare h100.json h200.json --force --json
     """
-    runs = artifact.load(before), artifact.load(after)
+    runs = artifact.load(before), artifact.load(after)  # a malformed file is not fixed by --force
     with hint("pass --force to compare anyway"):
         cmp = compare(*runs, force=force, names=(before, after))
     if report:
-        from rooftop.report.compare_html import write_compare_report
+        from rooftop.core.atomic import write_atomic
+        from rooftop.errors import ReportError
+        from rooftop.report.compare_html import render_compare_html
 
-        write_compare_report(cmp, *runs, names=(before, after), path=report)
+        write_atomic(report, render_compare_html(cmp, *runs, names=(before, after)), ReportError)
         click.echo(f"wrote {report}", err=True)
     if as_json:
         click.echo(dumps(cmp.to_dict(), indent=1))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import click
@@ -11,7 +10,9 @@ import click
 from rooftop.cli.flags import flag
 from rooftop.cli.watch_output import _num, _pct, event_line, one_line, quantile
 from rooftop.core.artifact import Result
+from rooftop.core.atomic import write_atomic
 from rooftop.core.jsonenc import dumps
+from rooftop.errors import ReportError
 
 
 def _table(latest: dict[str, dict[str, Any]], errors: dict[str, str]) -> Any:
@@ -171,7 +172,7 @@ class WatchLoop:
             from rooftop.core import artifact
 
             run = live_run("watch", self.results, self.live, {"sources": self.watcher.sources})
-            Path(output).write_text(artifact.dumps(run), encoding="utf-8")
+            write_atomic(output, artifact.dumps(run), ReportError)
             click.echo(f"wrote {output}", err=True)
         if self.exporter:
             self.exporter.close()

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from rooftop.core.artifact import Result, Run
+from rooftop.core.atomic import write_atomic
 from rooftop.core.findings import Finding
 from rooftop.core.roofs import Roofs
 from rooftop.errors import ReportError
@@ -358,9 +359,4 @@ def render_html(runs: Sequence[Run], title: str = "", names: Sequence[str] = ())
 
 def write_report(runs: Sequence[Run], path: str | Path, title: str = "", names: Sequence[str] = ()) -> Path:
     """Write the report of ``runs`` to ``path`` (``names``: how to call each run, e.g. its file)."""
-    target = Path(path)
-    try:
-        target.write_text(render_html(runs, title, names), encoding="utf-8")
-    except OSError as exc:
-        raise ReportError(f"{target}: cannot write: {exc.strerror}") from exc
-    return target
+    return write_atomic(path, render_html(runs, title, names), ReportError)

@@ -10,12 +10,14 @@ here only, lazily, and never through pyplot (no global figure state, no window).
 
 from __future__ import annotations
 
+import io
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rooftop.core.artifact import Run
+from rooftop.core.atomic import write_atomic
 from rooftop.errors import ReportError
 from rooftop.report.chart import (
     RESULT_COLOURS,
@@ -32,8 +34,18 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 FORMATS = ("png", "svg")
+PLOT_SUFFIXES = tuple(f".{f}" for f in FORMATS)
 SIZE_IN = (10.0, 6.5)
 DPI = 100  # a saved PNG is SIZE_IN × DPI = 1000 × 650 pixels
+
+
+def plain(text: str) -> str:
+    """``text`` as matplotlib draws it literally: every ``$`` escaped, so no mathtext is parsed.
+
+    Names come from users (a model folder ``$x^$``, a ``--title``, a catalog device); unescaped,
+    matplotlib reads ``$...$`` as TeX and a malformed one raises while saving the figure.
+    """
+    return text.replace("$", r"\$")
 
 
 def _si_axes(ax: Any) -> None:
@@ -53,7 +65,7 @@ def _draw_roofs(ax: Any, chart: Chart) -> None:
     for line in chart.roofs:
         ax.plot(line.xs, line.ys, linestyle=ROOF_DASH[line.kind][0], color=line.colour, linewidth=1.5, zorder=2)
         if line.family == "compute":
-            ax.annotate(line.label, (line.xs[1], line.ys[1]), xytext=(-4, 2), textcoords="offset points",
+            ax.annotate(plain(line.label), (line.xs[1], line.ys[1]), xytext=(-4, 2), textcoords="offset points",
                         fontsize=7, ha="right", va="bottom", color=line.colour)  # fmt: skip
             continue
         shift = 1.5 * 2.5**memory_lines  # each memory roof's label further along its line: no two overlap
@@ -61,7 +73,7 @@ def _draw_roofs(ax: Any, chart: Chart) -> None:
         x0, y0 = line.xs[0] * shift, line.ys[0] * shift
         (px0, py0), (px1, py1) = ax.transData.transform([(line.xs[0], line.ys[0]), (line.xs[1], line.ys[1])])
         angle = math.degrees(math.atan2(py1 - py0, px1 - px0))
-        ax.annotate(line.label, (x0, y0), xytext=(0, 3), textcoords="offset points", fontsize=7, ha="left",
+        ax.annotate(plain(line.label), (x0, y0), xytext=(0, 3), textcoords="offset points", fontsize=7, ha="left",
                     va="bottom", color=line.colour, rotation=angle, rotation_mode="anchor")  # fmt: skip
     for ridge in chart.ridges:
         ax.plot([ridge.x], [ridge.y], marker="|", markersize=12, color="#555555", linestyle="none")
@@ -84,7 +96,7 @@ def _draw_points(ax: Any, chart: Chart) -> None:
             named.append(cp)
     for n, cp in enumerate(named):
         name = cp.point.label if len(cp.point.label) <= 28 else cp.point.label[:27] + "…"
-        ax.annotate(name, (cp.x, cp.y), xytext=(8, -12 + 9 * (n % 3)), textcoords="offset points", fontsize=7,
+        ax.annotate(plain(name), (cp.x, cp.y), xytext=(8, -12 + 9 * (n % 3)), textcoords="offset points", fontsize=7,
                     color="#222222", zorder=4, arrowprops={"arrowstyle": "-", "color": "#999", "lw": 0.5})  # fmt: skip
 
 
@@ -97,8 +109,9 @@ def _legend(fig: Any, chart: Chart) -> None:
     """Outside the data, right of the axes: one entry per result, the sources, the roof kinds."""
     from matplotlib.lines import Line2D
 
+    labels = [plain(textwrap.shorten(r, 40, placeholder="…")) for r in chart.results]
     handles = [Line2D([], [], color=RESULT_COLOURS[k % len(RESULT_COLOURS)], marker="o", linestyle="none",
-                      label=textwrap.shorten(r, 40, placeholder="…")) for k, r in enumerate(chart.results)]  # fmt: skip
+                      label=label) for k, label in enumerate(labels)]  # fmt: skip
     sources = sorted({p.point.source.value for p in chart.points})
     if len(sources) > 1:
         handles += [Line2D([], [], color="#555555", marker=SOURCE_MARKERS.get(s, ("o",))[0], linestyle="none",
@@ -128,11 +141,11 @@ def kernel_figure(chart: Chart) -> Figure:
     top = chart.by_time()
     names = [p.point.label if len(p.point.label) <= 60 else p.point.label[:59] + "…" for p in top]
     ax.barh(range(len(top)), [(p.point.time_s or 0.0) * 1e3 for p in top], color=[p.colour for p in top])
-    ax.set_yticks(range(len(top)), names, fontsize=6)
+    ax.set_yticks(range(len(top)), [plain(n) for n in names], fontsize=6)
     ax.invert_yaxis()
     ax.set_xlabel("time (ms)")
-    ax.set_title(chart.title.replace("Roofline", "Kernels by time"), fontsize=10)
-    fig.supxlabel(chart.no_roofline, fontsize=8, x=0.01, ha="left")
+    ax.set_title(plain(chart.title.replace("Roofline", "Kernels by time")), fontsize=10)
+    fig.supxlabel(plain(chart.no_roofline), fontsize=8, x=0.01, ha="left")
     return fig
 
 
@@ -153,12 +166,12 @@ def figure_from_chart(chart: Chart) -> Figure:
     _draw_points(ax, chart)
     ax.set_xlabel(f"arithmetic intensity (FLOP per {chart.memory_label} byte)")
     ax.set_ylabel("performance")
-    ax.set_title(chart.title, fontsize=10)
+    ax.set_title(plain(chart.title), fontsize=10)
     ax.grid(True, which="major", alpha=0.3)
     _legend(fig, chart)
     note = "\n".join(textwrap.fill(x, 180) for x in (_unplaced_note(chart), *chart.notes) if x)
     if note:
-        fig.supxlabel(note, fontsize=7, x=0.01, ha="left", color="#555555")
+        fig.supxlabel(plain(note), fontsize=7, x=0.01, ha="left", color="#555555")
     return fig
 
 
@@ -167,8 +180,8 @@ def roofline_figure(runs: Sequence[Run], title: str = "") -> Figure:
     return figure_from_chart(build_chart(runs, title))
 
 
-def save_plot(runs: Sequence[Run], path: str | Path, title: str = "") -> Path:
-    """Save the roofline of ``runs`` to ``path``; the format (png or svg) comes from the suffix."""
+def render_plot(runs: Sequence[Run], path: str | Path, title: str = "") -> bytes:
+    """The roofline of ``runs`` as PNG or SVG bytes; the format comes from ``path``'s suffix."""
     target = Path(path)
     fmt = target.suffix.lower().lstrip(".")
     if fmt not in FORMATS:
@@ -177,5 +190,11 @@ def save_plot(runs: Sequence[Run], path: str | Path, title: str = "") -> Path:
         import matplotlib  # noqa: F401
     except ImportError:
         raise ReportError("plots need matplotlib: pip install 'rooftop[report]'") from None
-    roofline_figure(runs, title).savefig(target, format=fmt)
-    return target
+    buffer = io.BytesIO()
+    roofline_figure(runs, title).savefig(buffer, format=fmt)
+    return buffer.getvalue()
+
+
+def save_plot(runs: Sequence[Run], path: str | Path, title: str = "") -> Path:
+    """Save the roofline of ``runs`` to ``path`` (written whole or not at all)."""
+    return write_atomic(path, render_plot(runs, path, title), ReportError)
