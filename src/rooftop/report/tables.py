@@ -95,7 +95,7 @@ def totals_table(result: Result, width: int = 80) -> Table:
             f"weights {si(t.weight_bytes, 'B')}, KV {si(t.kv_bytes, 'B')}, act {si(t.activation_bytes, 'B')}",
         ),
         ("intensity", f"{num(t.intensity)} FLOP/B (ridge {t.peak_flop_per_s / t.bandwidth_bytes_per_s:.0f})"),
-        ("MFU / HFU / MBU", f"{t.mfu:.1%} / {t.hfu:.1%} / {t.mbu:.1%}"),
+        ("MFU / HFU / MBU", " / ".join(pct(x) for x in (t.mfu, t.hfu, t.mbu))),
         ("bound", _bound_text(t.bound)),
     ]
     return pairs_table([*rows, *memory_rows(result)], width)
@@ -207,12 +207,18 @@ def render_points_run(run: Run, console: Console) -> None:
             for p in result.points
         ]  # fmt: skip
         console.print(fit_table(POINT_LAYOUTS, rows, width))
-        if result.totals is not None and all(v is not None for v in vars(result.totals).values()):
+        t = result.totals
+        if t is not None and all(v is not None for v in vars(t).values()) and t.time_s == t.time_s and t.time_s > 0:
             console.print()
             console.print(totals_table(result, width))  # a live window without an interval has no totals
         if result.findings:
             console.print()
             console.print(findings_group(result.findings, width))
+
+
+def pct(x: float | None) -> str:
+    """'12.3%', or '—' when unknown (never 'nan%')."""
+    return "—" if x is None or x != x else f"{x:.1%}"
 
 
 def _plain(value: object) -> bool:
