@@ -36,6 +36,9 @@ def _progress() -> Iterator[ProgressFn]:
 @click.argument("path", type=click.Path(exists=True))
 @hardware_options(default=None)
 @click.option("--top", type=click.IntRange(min=1), default=15, show_default=True, help="Points shown per file.")
+@click.option(
+    "--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Files read in parallel (processes)."
+)
 @output_options
 def import_(
     path: str,
@@ -44,6 +47,7 @@ def import_(
     peak_tflops: str | None,
     bandwidth: str | None,
     top: int,
+    jobs: int,
     as_json: bool,
     output: str | None,
 ) -> None:
@@ -67,6 +71,7 @@ def import_(
     Examples:
       rooftop import trace.json.gz --hardware a100-80gb-sxm
       rooftop import traces/ -H h100-sxm --json > run.json        # one result per rank
+      rooftop import traces/ -H h100-sxm --jobs 8                 # 8 ranks at a time
       rooftop import ncu.csv -H h100-sxm
       rooftop import decode_cuda_gpu_kern_sum.csv
     """
@@ -74,7 +79,7 @@ def import_(
     if not hardware and (peak_tflops or bandwidth):
         raise click.UsageError("--peak-tflops and --bandwidth override catalog roofs: pass --hardware too")
     with _progress() as report:
-        run = import_path(path, roofs, report)
+        run = import_path(path, roofs, report, jobs)
     emit(run, as_json, output, render=partial(_render, top=top))
 
 

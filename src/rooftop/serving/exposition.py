@@ -54,6 +54,11 @@ class Snapshot:
 
 def parse(text: str, time_s: float, source: str = "") -> Snapshot:
     """Parse exposition ``text``; raise TelemetryError naming ``source`` when it is not exposition format."""
+    from rooftop.serving.fastexpo import parse_fast
+
+    fast = parse_fast(text)
+    if fast is not None and fast[0]:
+        return Snapshot(tuple(Sample(*row) for row in fast[0]), time_s, source, fast[1])
     from prometheus_client.parser import text_string_to_metric_families
 
     samples: list[Sample] = []
