@@ -221,7 +221,8 @@ def _progress(level: float, total: int) -> Iterator[Any]:
     from rich.console import Console
     from rich.progress import Progress
 
-    with Progress(console=Console(stderr=True), transient=True) as progress:
+    console = Console(stderr=True)
+    with Progress(console=console, transient=True, disable=not console.is_terminal) as progress:
         task = progress.add_task(f"rate {level:g} req/s" if not math.isnan(level) else "trace", total=total)
         yield lambda _rec: progress.advance(task)
 
