@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from tests.conftest import data_path, run_cli
 
@@ -114,3 +115,20 @@ def test_no_kernels_is_one_line_exit_2(tmp_path) -> None:
 def test_overrides_need_hardware() -> None:
     proc = run_cli("import", str(data_path("hta-traces", "triton_example.json.gz")), "--bandwidth", "3 TB/s")
     assert proc.returncode == 2 and "pass --hardware too" in proc.stderr
+
+
+def test_jobs_reads_ranks_in_parallel_with_the_same_result(tmp_path) -> None:
+    for name in ("sampled_rank-0.json.gz", "a100x8_rank3_control.json.gz", "alexnet_a100.json.gz"):
+        (tmp_path / name).write_bytes(data_path("hta-traces", name).read_bytes())
+    (tmp_path / "broken.json").write_text('{"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1, "dur": 2}')
+    one = run_cli("import", str(tmp_path), "--json")
+    three = run_cli("import", str(tmp_path), "--json", "--jobs", "3")
+    assert one.returncode == 0 and three.returncode == 0, three.stderr
+    a, b = json.loads(one.stdout), json.loads(three.stdout)
+    for doc in (a, b):
+        doc["identity"].pop("created", None)
+    assert a == b  # same results, same order (folder order), the broken file skipped by both
+    kernels = {Path(r["workload"]["file"]).name: r["timeline"]["kernels"] for r in b["results"]}
+    assert kernels["sampled_rank-0.json.gz"] == 1154 and kernels["a100x8_rank3_control.json.gz"] == 8568
+    assert list(kernels) == sorted(kernels) and len(kernels) == 3
+    assert "broken.json" in b["identity"]["skipped_files"]
