@@ -205,7 +205,8 @@ class Watcher:
             now = time.time()
             t0 = time.perf_counter()
             try:
-                obs = observe(self.fetch(src), src, self.engine)
+                # the engine detected at the first poll is kept (detection scans every sample)
+                obs = observe(self.fetch(src), src, self.engine or (st.last.engine if st.up and st.last else None))
             except RooftopError as exc:
                 st.up, st.scrape_duration_s = False, time.perf_counter() - t0
                 if st.failing_since is None:
