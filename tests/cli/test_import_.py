@@ -132,3 +132,21 @@ def test_jobs_reads_ranks_in_parallel_with_the_same_result(tmp_path) -> None:
     assert kernels["sampled_rank-0.json.gz"] == 1154 and kernels["a100x8_rank3_control.json.gz"] == 8568
     assert list(kernels) == sorted(kernels) and len(kernels) == 3
     assert "broken.json" in b["identity"]["skipped_files"]
+
+
+def test_json_import_starts_without_rich_or_the_analytic_engine() -> None:
+    # start-up imports cut for the cold start (benchmarks/bench_cold_start.py): a --json run into a pipe
+    proc = run_cli(
+        "import", str(data_path("hta-traces", "triton_example.json.gz")), "--json", env={"PYTHONPROFILEIMPORTTIME": "1"}
+    )
+    assert proc.returncode == 0, proc.stderr[-500:]
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    assert "rooftop.ingest.kineto" in loaded  # the reader did load
+    assert not {m for m in loaded if m.split(".")[0] == "rich"} and "rooftop.analytic.engine" not in loaded
+
+
+def test_api_analyze_default_matches_the_analytic_one() -> None:
+    from rooftop.analytic.memory import DEFAULT_MEMORY_UTILIZATION as analytic
+    from rooftop.api.analyze import DEFAULT_MEMORY_UTILIZATION as api
+
+    assert api == analytic == 0.9

@@ -13,15 +13,15 @@ from dataclasses import replace
 
 import numpy as np
 
-from rooftop.analytic.engine import evaluate, to_points
-from rooftop.analytic.memory import DEFAULT_MEMORY_UTILIZATION, budget
-from rooftop.analytic.summary import memory_at, totals_at
 from rooftop.core.artifact import Result, Run
 from rooftop.core.points import Phase
 from rooftop.core.roofs import Roofs
 from rooftop.core.workload import Workload
-from rooftop.diagnose.engine import Evidence, diagnose
 from rooftop.models.spec import ModelSpec
+
+# The analytic engine loads on first use: `rooftop.api` is imported by every entry point
+# (`rooftop import` among them), and only the analytic ones need it.
+DEFAULT_MEMORY_UTILIZATION = 0.9  # = rooftop.analytic.memory.DEFAULT_MEMORY_UTILIZATION (tests/api pins it)
 
 
 class ContextWarning(UserWarning):
@@ -32,6 +32,11 @@ def analyze_one(
     spec: ModelSpec, workload: Workload, roofs: Roofs, memory_utilization: float = DEFAULT_MEMORY_UTILIZATION
 ) -> Result:
     """Points, totals, memory budget and findings of one scalar workload."""
+    from rooftop.analytic.engine import evaluate, to_points
+    from rooftop.analytic.memory import budget
+    from rooftop.analytic.summary import memory_at, totals_at
+    from rooftop.diagnose.engine import Evidence, diagnose
+
     ev = evaluate(spec, workload, roofs)
     totals = totals_at(ev)
     memory = memory_at(budget(spec, workload, roofs.capacity_bytes, memory_utilization))

@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
+from typing import Any
 
 import click
-from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn
 
-from rooftop.api.ingest import Progress as ProgressFn
-from rooftop.api.ingest import import_path
 from rooftop.cli.options import catalog_roofs, hardware_options
 from rooftop.cli.output import emit, output_options
-from rooftop.report.imported import render_import
+
+# rich, the readers and the renderer load when used: `rooftop import x --json | jq` starts fast.
 
 
 @contextmanager
-def _progress() -> Iterator[ProgressFn]:
+def _progress() -> Iterator[Any]:
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn
+
     console = Console(stderr=True)
     with Progress(
         SpinnerColumn(), TextColumn("{task.description}"), console=console, transient=True,
@@ -78,10 +83,14 @@ def import_(
     roofs = catalog_roofs(hardware, catalog, peak_tflops, bandwidth) if hardware else None
     if not hardware and (peak_tflops or bandwidth):
         raise click.UsageError("--peak-tflops and --bandwidth override catalog roofs: pass --hardware too")
+    from rooftop.api.ingest import import_path
+
     with _progress() as report:
         run = import_path(path, roofs, report, jobs)
     emit(run, as_json, output, render=partial(_render, top=top))
 
 
 def _render(run, console, top: int) -> None:  # type: ignore[no-untyped-def]
+    from rooftop.report.imported import render_import
+
     render_import(run, console, top)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from rooftop.core.roofs import Roofs
 from rooftop.errors import WorkloadError
-from rooftop.hardware.catalog import get_roofs
-from rooftop.units import parse_bytes_per_s, parse_flop_per_s
+
+if TYPE_CHECKING:
+    from rooftop.core.roofs import Roofs
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -98,6 +98,9 @@ def hardware_options(default: str | None = "h100-sxm") -> Callable[[F], F]:
 
 def catalog_roofs(hardware: str, catalog: str | None, peak: str | None, bandwidth: str | None) -> Roofs:
     """Catalog roofs with the user's overrides (--peak-tflops, --bandwidth) applied."""
+    from rooftop.hardware.catalog import get_roofs
+    from rooftop.units import parse_bytes_per_s, parse_flop_per_s
+
     roofs = get_roofs(hardware, catalog)
     return roofs.with_overrides(
         parse_flop_per_s(peak) if peak else None, parse_bytes_per_s(bandwidth) if bandwidth else None

@@ -11,15 +11,16 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from rich.console import Console
 
 from rooftop.cli.flags import flag
 from rooftop.core import artifact
 from rooftop.core.artifact import Run
-from rooftop.report.tables import render_run
+
+if TYPE_CHECKING:  # rich loads only when tables are drawn (a --json run never pays for it)
+    from rich.console import Console
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -67,7 +68,7 @@ def requested_files() -> dict[str, str | None]:
 
 
 def emit(
-    run: Run, as_json: bool = False, output: str | None = None, render: Callable[[Run, Console], None] = render_run
+    run: Run, as_json: bool = False, output: str | None = None, render: Callable[[Run, Console], None] | None = None
 ) -> None:
     """Write the artifact, report and plot where asked, then print JSON or (with no file asked) tables."""
     files = requested_files()
@@ -89,4 +90,8 @@ def emit(
     if as_json:
         click.echo(artifact.dumps(run))
     elif not (output or files["report"] or files["plot"]):
-        render(run, Console())
+        from rich.console import Console
+
+        from rooftop.report.tables import render_run
+
+        (render or render_run)(run, Console())
