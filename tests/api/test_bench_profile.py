@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rooftop.api.bench_profile import Edges, window_bounds, window_summary
+from rooftop.api.bench_profile import window_bounds
+from rooftop.api.bench_window import Edges, window_summary
 from rooftop.core.slo import SLO
 from rooftop.errors import WorkloadError
 from rooftop.serving.loadgen.client import RequestRecord

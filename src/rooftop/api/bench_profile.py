@@ -18,46 +18,16 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rooftop.api.bench import Level, LoadOptions, Offsets, OnDone
+from rooftop.api.bench import LoadOptions, Offsets, OnDone
+from rooftop.api.bench_window import Edges, Profiled, ProfileOptions, assemble
 from rooftop.api.live_model import LiveModel
-from rooftop.core.artifact import Result, Run
 from rooftop.core.slo import SLO
 from rooftop.errors import RooftopError, TelemetryError, WorkloadError
-from rooftop.serving.loadgen.client import RequestRecord
 from rooftop.serving.loadgen.prompts import Request
 from rooftop.serving.loadgen.runner import Target
-
-
-@dataclass(frozen=True)
-class ProfileOptions:
-    """Where the engine writes traces, when to profile (s from the load's start), how long to wait."""
-
-    folder: Path
-    window_s: tuple[float, float] | None = None  # None: the middle half of the schedule
-    trace_timeout_s: float = 300.0
-
-
-@dataclass
-class Edges:
-    """What the controller saw: the two profiler calls and the two scrapes (wall and perf clocks)."""
-
-    prefix: str
-    start_call: Any = None
-    stop_call: Any = None
-    before: Any = None  # Observation at the first edge
-    after: Any = None
-    before_perf_s: float = float("nan")
-    after_perf_s: float = float("nan")
-    error: BaseException | None = None
-    clock: tuple[float, float] = field(default_factory=lambda: (time.time(), time.perf_counter()))
-
-    def wall(self, perf_s: float) -> float:
-        """A perf_counter reading on the wall clock."""
-        return self.clock[0] + (perf_s - self.clock[1])
 
 
 def window_bounds(offsets: Offsets, chosen: tuple[float, float] | None) -> tuple[float, float]:
@@ -116,53 +86,6 @@ def preflight(target: Target, folder: Path) -> None:
         raise TelemetryError(f"{base}/start_profile: HTTP 404: {profiler.NOT_PROFILING}")
 
 
-def in_window(records: tuple[RequestRecord, ...], origin_perf: float, edges: Edges) -> list[RequestRecord]:
-    """The requests that finished between the two scrapes (as the engine's requests_finished counts them)."""
-    lo, hi = edges.before_perf_s - origin_perf, edges.after_perf_s - origin_perf
-    return [r for r in records if r.ok and lo <= r.end_s <= hi]
-
-
-def window_summary(records: tuple[RequestRecord, ...], origin_perf: float, edges: Edges, slo: SLO) -> Any:
-    """The client's metrics of the window, each counted when the engine's histogram observes it.
-
-    E2E, TPOT, throughput and goodput: requests that finished in the window; TTFT: requests whose
-    first token came in it; ITL: gaps whose later token came in it. Per second: over the window.
-    """
-    from dataclasses import replace
-
-    from rooftop.serving.loadgen.summary import quantiles, summarize
-
-    lo, hi = edges.before_perf_s - origin_perf, edges.after_perf_s - origin_perf
-    base = summarize(in_window(records, origin_perf, edges), hi - lo, slo)
-    ok = [r for r in records if r.ok]
-    ttft = [r.ttft_s for r in ok if lo <= r.chunk_s[0] <= hi]
-    itl = [b - a for r in ok for a, b in zip(r.chunk_s, r.chunk_s[1:]) if lo <= b <= hi]
-    return replace(base, ttft_s=quantiles(ttft), itl_s=quantiles(itl))
-
-
-def chunks_in_window(records: tuple[RequestRecord, ...], origin_perf: float, edges: Edges) -> int:
-    """Token chunks the client received between the two scrapes (any request)."""
-    lo, hi = edges.before_perf_s - origin_perf, edges.after_perf_s - origin_perf
-    return sum(1 for r in records for c in r.chunk_s if lo <= c <= hi)
-
-
-@dataclass(frozen=True)
-class Profiled:
-    """A profiled bench level: the whole level, the window's Result, the ranks' Results, the window record."""
-
-    level: Level
-    window: Result
-    analytic: tuple[Result, ...]
-    ranks: tuple[Result, ...]
-    record: dict[str, Any]
-
-    def artifact(self, live: LiveModel | None, target: Target) -> Run:
-        """One rooftop.run/1 Run: window (client + live), analytic, then each rank's measured points."""
-        from rooftop.api.window import live_run
-
-        return live_run("bench", [self.window, *self.analytic, *self.ranks], live, {"target": target.url})
-
-
 def bench_profiled(
     target: Target,
     requests: list[Request],
@@ -175,7 +98,6 @@ def bench_profiled(
     rate: float = float("nan"),
 ) -> Profiled:
     """Run one level with the engine profiled over a window of it; import the traces; one result set."""
-    from rooftop.api.bench_window import assemble
     from rooftop.serving.loadgen.runner import run
 
     options = options or LoadOptions()

@@ -9,18 +9,94 @@ within the profiler calls and holds the counters' window.
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
 
 from rooftop.api.bench import Level
 from rooftop.api.live_model import LiveModel
-from rooftop.core.artifact import Result
+from rooftop.core.artifact import Result, Run
 from rooftop.core.points import Phase
 from rooftop.core.slo import SLO
+from rooftop.serving.loadgen.client import RequestRecord
 from rooftop.serving.loadgen.runner import RunResult, Target
 
-if TYPE_CHECKING:
-    from rooftop.api.bench_profile import Edges, Profiled, ProfileOptions
+
+@dataclass(frozen=True)
+class ProfileOptions:
+    """Where the engine writes traces, when to profile (s from the load's start), how long to wait."""
+
+    folder: Path
+    window_s: tuple[float, float] | None = None  # None: the middle half of the schedule
+    trace_timeout_s: float = 300.0
+
+
+@dataclass
+class Edges:
+    """What the controller saw: the two profiler calls and the two scrapes (wall and perf clocks)."""
+
+    prefix: str
+    start_call: Any = None
+    stop_call: Any = None
+    before: Any = None  # Observation at the first edge
+    after: Any = None
+    before_perf_s: float = float("nan")
+    after_perf_s: float = float("nan")
+    error: BaseException | None = None
+    clock: tuple[float, float] = field(default_factory=lambda: (time.time(), time.perf_counter()))
+
+    def wall(self, perf_s: float) -> float:
+        """A perf_counter reading on the wall clock."""
+        return self.clock[0] + (perf_s - self.clock[1])
+
+
+def in_window(records: tuple[RequestRecord, ...], origin_perf: float, edges: Edges) -> list[RequestRecord]:
+    """The requests that finished between the two scrapes (as the engine's requests_finished counts them)."""
+    lo, hi = edges.before_perf_s - origin_perf, edges.after_perf_s - origin_perf
+    return [r for r in records if r.ok and lo <= r.end_s <= hi]
+
+
+def window_summary(records: tuple[RequestRecord, ...], origin_perf: float, edges: Edges, slo: SLO) -> Any:
+    """The client's metrics of the window, each counted when the engine's histogram observes it.
+
+    E2E, TPOT, throughput and goodput: requests that finished in the window; TTFT: requests whose
+    first token came in it; ITL: gaps whose later token came in it. Per second: over the window.
+    """
+    from dataclasses import replace
+
+    from rooftop.serving.loadgen.summary import quantiles, summarize
+
+    lo, hi = edges.before_perf_s - origin_perf, edges.after_perf_s - origin_perf
+    base = summarize(in_window(records, origin_perf, edges), hi - lo, slo)
+    ok = [r for r in records if r.ok]
+    ttft = [r.ttft_s for r in ok if lo <= r.chunk_s[0] <= hi]
+    itl = [b - a for r in ok for a, b in zip(r.chunk_s, r.chunk_s[1:]) if lo <= b <= hi]
+    return replace(base, ttft_s=quantiles(ttft), itl_s=quantiles(itl))
+
+
+def chunks_in_window(records: tuple[RequestRecord, ...], origin_perf: float, edges: Edges) -> int:
+    """Token chunks the client received between the two scrapes (any request)."""
+    lo, hi = edges.before_perf_s - origin_perf, edges.after_perf_s - origin_perf
+    return sum(1 for r in records for c in r.chunk_s if lo <= c <= hi)
+
+
+@dataclass(frozen=True)
+class Profiled:
+    """A profiled bench level: the whole level, the window's Result, the ranks' Results, the window record."""
+
+    level: Level
+    window: Result
+    analytic: tuple[Result, ...]
+    ranks: tuple[Result, ...]
+    record: dict[str, Any]
+
+    def artifact(self, live: LiveModel | None, target: Target) -> Run:
+        """One rooftop.run/1 Run: window (client + live), analytic, then each rank's measured points."""
+        from rooftop.api.window import live_run
+
+        return live_run("bench", [self.window, *self.analytic, *self.ranks], live, {"target": target.url})
+
 
 CLOCK_SLACK_S = 0.005  # two processes' clock reads on one host
 
@@ -72,8 +148,6 @@ def window_record(
     edges: Edges, result: RunResult, bounds: tuple[float, float], deltas: dict[str, float], ranks: Any
 ) -> dict[str, Any]:
     """Every clock reading and count of the window, and whether the three views line up."""
-    from rooftop.api.bench_profile import chunks_in_window, in_window
-
     lo, hi = edges.before_perf_s - result.origin_perf_s, edges.after_perf_s - result.origin_perf_s
     scrapes = (edges.wall(edges.before_perf_s), edges.wall(edges.after_perf_s))
     on, off = edges.start_call, edges.stop_call
@@ -107,7 +181,6 @@ def assemble(
     bounds: tuple[float, float],
 ) -> Profiled:
     """The Profiled level: summaries, live window, analytic points, imported ranks and the window record."""
-    from rooftop.api.bench_profile import Profiled, window_summary
     from rooftop.api.window import analyse_window, snapshot_summary
     from rooftop.serving.loadgen.summary import summarize
     from rooftop.serving.profiler import wait_for_traces

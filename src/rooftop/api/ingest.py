@@ -177,14 +177,16 @@ def _outcomes(
     if jobs > 1 and len(files) > 1:
         from rooftop.api.parallel import import_many
 
-        return import_many(files, roofs, jobs, progress)
-    out: list[tuple[Path, Outcome | TraceFormatError]] = []
-    for file, kind in files:
-        try:
-            out.append((file, _one(file, kind, roofs, progress)))
-        except TraceFormatError as exc:
-            out.append((file, exc))
-    return out
+        return import_many(files, roofs, jobs, outcome, progress)
+    return [(file, outcome(file, kind, roofs, progress)) for file, kind in files]
+
+
+def outcome(file: Path, kind: str, roofs: Roofs | None, progress: Progress | None = None) -> Outcome | TraceFormatError:
+    """One file's result and implied roofs, or its TraceFormatError as a value (one bad rank never stops the rest)."""
+    try:
+        return _one(file, kind, roofs, progress)
+    except TraceFormatError as exc:
+        return exc
 
 
 def _one(file: Path, kind: str, roofs: Roofs | None, progress: Progress | None) -> Outcome:

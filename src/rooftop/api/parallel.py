@@ -23,13 +23,7 @@ from rooftop.errors import TraceFormatError
 Outcome = tuple[Result | None, Roofs | None]
 
 
-def _work(file: Path, kind: str, roofs: Roofs | None) -> Outcome | TraceFormatError:
-    from rooftop.api.ingest import _one
-
-    try:
-        return _one(file, kind, roofs, None)
-    except TraceFormatError as exc:
-        return exc
+Work = Callable[[Path, str, "Roofs | None"], "Outcome | TraceFormatError"]  # a module-level function: picklable
 
 
 def _context() -> Any:
@@ -41,12 +35,13 @@ def import_many(
     files: list[tuple[Path, str]],
     roofs: Roofs | None,
     jobs: int,
+    work: Work,
     progress: Callable[[str, int], None] | None = None,
 ) -> list[tuple[Path, Outcome | TraceFormatError]]:
-    """Each file's outcome, in the order of ``files``, read by ``jobs`` worker processes."""
+    """Each file's ``work(file, kind, roofs)``, in the order of ``files``, done by ``jobs`` worker processes."""
     done: dict[int, Outcome | TraceFormatError] = {}
     with ProcessPoolExecutor(max_workers=min(jobs, len(files)), mp_context=_context()) as pool:
-        futures = {pool.submit(_work, f, kind, roofs): i for i, (f, kind) in enumerate(files)}
+        futures = {pool.submit(work, f, kind, roofs): i for i, (f, kind) in enumerate(files)}
         for n, fut in enumerate(as_completed(futures), start=1):
             done[futures[fut]] = fut.result()
             if progress:

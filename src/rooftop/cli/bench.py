@@ -151,7 +151,7 @@ def bench(
         from rooftop.cli.bench_profile import profiled
 
         opts = _profile_options(profile_dir, profile_window, profile_timeout, levels)
-        done = profiled(target, reqs, schedule(levels[0]), slo, live, opts, options, levels[0], output)
+        done = profiled(target, reqs, schedule(levels[0]), slo, live, opts, options, levels[0], output, _progress)
         click.echo(dumps(done.document(), indent=1) if as_json else _human(done.runs(), done.document()))
         return
     run = api.run_levels(target, reqs, schedule, levels, slo, live, options, labels, _progress)
@@ -160,7 +160,7 @@ def bench(
 
 
 def _profile_options(folder: str | None, window: str | None, timeout: float, levels: list[float]) -> Any:
-    from rooftop.api.bench_profile import ProfileOptions
+    from rooftop.api.bench_window import ProfileOptions
 
     if not folder:
         raise click.UsageError("--profile needs --profile-dir: the folder the engine writes its traces to")

@@ -18,15 +18,15 @@ def profiled(
     options: Any,
     rate: float,
     output: str | None,
+    progress: Any,
 ) -> Any:
     """Run it; write the artifact when asked; return the BenchRun of its one level (for the usual output)."""
     from rooftop.api.bench import BenchRun
     from rooftop.api.bench_profile import bench_profiled, preflight, window_bounds
-    from rooftop.cli.bench import _progress
 
     window_bounds(offsets, opts.window_s)
     preflight(target, opts.folder)  # before the progress bar: a refusal is one line
-    with _progress(rate, len(offsets)) as on_done:
+    with progress(rate, len(offsets)) as on_done:
         done = bench_profiled(target, reqs[: len(offsets)], offsets, slo, live, opts, options, on_done, rate)
     if output:
         from rooftop.core import artifact
