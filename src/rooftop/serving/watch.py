@@ -162,10 +162,11 @@ class SourceState:
     last_error: str = ""
     up: bool = False
     scrape_duration_s: float = float("nan")
+    last_ok_s: float = float("nan")  # wall clock of the last good poll (a saved file's own time may be old)
 
     def stale(self, now_s: float) -> bool:
         """Whether the source's last values are no longer current."""
-        return not self.up or self.last is None or now_s - self.last.time_s > STALE_AFTER_S
+        return not self.up or self.last is None or not now_s - self.last_ok_s <= STALE_AFTER_S
 
 
 @dataclass
@@ -214,7 +215,7 @@ class Watcher:
                 st.last_error = str(exc)
                 self._event({"t": now, "source": src, "event": "error", "error": str(exc)})
                 continue
-            st.up, st.scrape_duration_s = True, time.perf_counter() - t0
+            st.up, st.scrape_duration_s, st.last_ok_s = True, time.perf_counter() - t0, now
             if st.failing_since is not None:
                 since = st.last.time_s if st.last else st.failing_since
                 self._event(
