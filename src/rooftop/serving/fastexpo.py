@@ -10,7 +10,6 @@ Names follow prometheus_client: a counter's family name drops ``_total``, its sa
 
 from __future__ import annotations
 
-import math
 import re
 from functools import lru_cache
 
@@ -53,8 +52,28 @@ def _in_family(name: str, family: str) -> bool:
     return name.startswith(family) and name[len(family) :] in SUFFIXES
 
 
+Head = tuple[str, Labels | None, str, str]  # (name as shown, "" to drop; labels; family after; untyped name or "")
+_HEADS: dict[tuple[str, str, str], Head] = {}  # (family, its type, line less its value) -> Head
+MAX_HEADS = 200_000
+
+
+def _head(family: str, kind: str, name: str, raw: str | None) -> Head:
+    """What a sample line's name and labels mean after ``family`` (of type ``kind``)."""
+    untyped = not (family and _in_family(name, family))
+    if untyped:
+        family = ""
+    elif name == family and kind == "counter":
+        name += "_total"  # as prometheus_client names a counter's sample
+    shown = "" if name.endswith("_created") else name
+    return shown, labels(raw) if raw else (), family, name if untyped else ""
+
+
 def parse_fast(text: str) -> tuple[list[tuple[str, Labels, float]], dict[str, str]] | None:
-    """(name, labels, value) of every sample and the family types, or None when the text needs the full parser."""
+    """(name, labels, value) of every sample and the family types, or None when the text needs the full parser.
+
+    A line's meaning up to its value is memoised (``_HEADS``): a page repeats the same series on
+    every scrape, so most lines cost a split, a lookup and a float().
+    """
     if "\\" in text:
         return None
     out: list[tuple[str, Labels, float]] = []
@@ -70,24 +89,30 @@ def parse_fast(text: str) -> tuple[list[tuple[str, Labels, float]], dict[str, st
             elif line.startswith("# EOF"):
                 return None
             continue
-        m = match(line)
-        if m is None:
-            return None
-        name, raw, value_text = m.groups()
-        if not (family and _in_family(name, family)):
-            family = ""
-            types.setdefault(name, "unknown")
-        elif name == family and types[family] == "counter":
-            name += "_total"  # as prometheus_client names a counter's sample
-        if name.endswith("_created"):
-            continue
-        lab = labels(raw) if raw else ()
+        before, _, value_text = line.rpartition(" ")
+        key = (family, types.get(family, ""), before)
+        head = _HEADS.get(key)
+        if head is None:
+            m = match(line)
+            if m is None:
+                return None
+            name, raw, matched_value = m.groups()
+            head = _head(family, key[1], name, raw)
+            if matched_value != value_text:  # a timestamp follows the value: not memoised
+                value_text = matched_value
+            elif len(_HEADS) < MAX_HEADS:
+                _HEADS[key] = head
+        shown, lab, family, untyped = head
+        if untyped:
+            types.setdefault(untyped, "unknown")
         if lab is None:
             return None
+        if not shown:
+            continue
         try:
             value = float(value_text)
         except ValueError:
             return None
-        if not math.isnan(value):
-            out.append((name, lab, value))
+        if value == value:  # NaN samples are dropped
+            out.append((shown, lab, value))
     return out, types
