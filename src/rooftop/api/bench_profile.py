@@ -76,7 +76,7 @@ def preflight(target: Target, folder: Path) -> None:
     if not folder.is_dir():
         raise TelemetryError(f"--profile-dir {folder}: no such folder (the engine's torch_profiler_dir)")
     base = target.base_url.rstrip("/").removesuffix("/v1")
-    if not profiler._is_vllm(base, 5.0):
+    if not profiler.is_vllm(base, 5.0):
         return
     try:
         code = httpx.get(f"{base}/start_profile", timeout=5.0).status_code  # POST-only route: 405 when mounted

@@ -39,7 +39,8 @@ def _base(url: str) -> str:
     return url.rstrip("/").removesuffix("/metrics").removesuffix("/v1")
 
 
-def _is_vllm(base: str, timeout_s: float) -> bool:
+def is_vllm(base: str, timeout_s: float) -> bool:
+    """Whether ``base`` answers GET /version as vLLM does."""
     import httpx
 
     try:
@@ -60,7 +61,7 @@ def _post(url: str, body: dict[str, Any] | None, timeout_s: float) -> Call:
     except httpx.HTTPError as exc:
         raise TelemetryError(f"{url}: unreachable ({type(exc).__name__}: {exc})") from None
     if resp.status_code in (404, 405):
-        if _is_vllm(_base(url), 5.0):
+        if is_vllm(_base(url), 5.0):
             raise TelemetryError(f"{url}: HTTP {resp.status_code}: {NOT_PROFILING}")
         raise TelemetryError(
             f"{url}: HTTP {resp.status_code}: endpoint does not exist (bench --profile needs vLLM's or SGLang's "
