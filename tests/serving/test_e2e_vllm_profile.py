@@ -7,8 +7,11 @@ stacks make the CPU trace ~15x larger and its export minutes long). Same tiny ra
 What "the same interval" means and how it is checked here, from the trace file itself (not from
 rooftop's own window record):
 
-1. the trace's first and last events, on the wall clock (``baseTimeNanoseconds`` + µs), lie between
-   the /start_profile request and the /stop_profile answer, and hold both /metrics scrapes;
+1. the profiling session the trace records (its ``Trace`` event, "PyTorch Profiler (0)": from the
+   profiler's start to its stop, on the wall clock as ``baseTimeNanoseconds`` + µs) lies between
+   the /start_profile request and the /stop_profile answer and holds both /metrics scrapes, and
+   every event lies inside it (the first and last events are where the engine ran: an idle engine
+   leaves the session's edges empty);
 2. the tokens the engine's steps generated inside the scrapes — vLLM names each step
    ``execute_context_N(T)_generation_M(M)``: N prefills each giving their first token, M decode
    tokens — equal the engine's ``generation_tokens`` counter increase between the scrapes, within
@@ -52,18 +55,21 @@ def profiled_vllm(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     server.stop()
 
 
-def _trace_steps(path: Path) -> tuple[float, float, list[tuple[float, int]]]:
-    """First and last event (wall s) and (end wall s, tokens generated) per engine step."""
+def _trace_steps(path: Path) -> tuple[tuple[float, float], float, float, list[tuple[float, int]]]:
+    """The session, first and last event (wall s), and (end wall s, tokens generated) per engine step."""
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         trace = json.load(fh)
     base = trace["baseTimeNanoseconds"] / 1e9
-    spans = [(e["ts"], e["ts"] + e.get("dur", 0)) for e in trace["traceEvents"] if e.get("ph") == "X"]
+    (session,) = [e for e in trace["traceEvents"] if e.get("cat") == "Trace"]
+    on_off = (base + session["ts"] * 1e-6, base + (session["ts"] + session["dur"]) * 1e-6)
+    ops = [e for e in trace["traceEvents"] if e.get("ph") == "X" and e.get("cat") != "Trace"]
+    spans = [(e["ts"], e["ts"] + e.get("dur", 0)) for e in ops]
     steps = []
     for e in trace["traceEvents"]:
         m = STEP.fullmatch(str(e.get("name", ""))) if e.get("cat") == "user_annotation" else None
         if m:
             steps.append((base + (e["ts"] + e["dur"]) * 1e-6, int(m.group(1)) + int(m.group(3))))
-    return base + min(s for s, _ in spans) * 1e-6, base + max(e for _, e in spans) * 1e-6, steps
+    return on_off, base + min(s for s, _ in spans) * 1e-6, base + max(e for _, e in spans) * 1e-6, steps
 
 
 def test_profiled_window_kernels_counters_and_client_share_one_interval(
@@ -84,10 +90,13 @@ def test_profiled_window_kernels_counters_and_client_share_one_interval(
     rec = doc["profile_window"]["profile"]
     (a, b), (on_sent, _), (_, off_back) = rec["counters_s"], rec["profiler_on_s"], rec["profiler_off_s"]
     assert len(rec["traces"]) == 1 and rec["contained"], rec
-    first, last, steps = _trace_steps(Path(rec["traces"][0]["file"]))
-    print(f"profiler {on_sent:.3f}..{off_back:.3f}; trace {first:.3f}..{last:.3f}; scrapes {a:.3f}..{b:.3f}")
-    # 1. the trace lies inside the profiler calls and holds the counters' window (5 ms: two processes' clocks)
-    assert on_sent - 0.005 <= first <= a + 0.005 and b - 0.005 <= last <= off_back + 0.005
+    (s_on, s_off), first, last, steps = _trace_steps(Path(rec["traces"][0]["file"]))
+    print(f"calls {on_sent:.3f}..{off_back:.3f}; session {s_on:.3f}..{s_off:.3f}; events {first:.3f}..{last:.3f}; "
+          f"scrapes {a:.3f}..{b:.3f}")  # fmt: skip
+    # 1. the session lies inside the profiler calls and holds the counters' window; the events inside
+    #    the session (5 ms: two processes' clock reads)
+    assert on_sent - 0.005 <= s_on <= a + 0.005 and b - 0.005 <= s_off <= off_back + 0.005
+    assert s_on <= first <= last <= s_off
     # 2. tokens of the traced steps that ended between the scrapes = the counter's increase, ± a batch per edge
     engine_tokens = rec["engine"]["generation_tokens"]
     traced = sum(n for end, n in steps if a <= end <= b)

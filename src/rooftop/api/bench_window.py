@@ -3,8 +3,8 @@
 The window record (``extra.profile`` of the window's Result) carries every clock reading, so a
 reader can check that the three views cover the same interval: the profiler calls, the two
 scrapes, each trace's first and last event on the wall clock, and the requests and tokens the
-client and the engine counted between the scrapes. ``contained`` says whether each trace lies
-within the profiler calls and holds the counters' window.
+client and the engine counted between the scrapes. ``contained`` says whether the scrapes lie
+between the profiler calls and every trace's events lie within them too.
 """
 
 from __future__ import annotations
@@ -121,16 +121,13 @@ def _analytic(live: LiveModel | None, acc: dict[str, Any] | None) -> tuple[Resul
     return tuple(analyze_one(live.spec, w, live.roofs) for w in (prefill, decode))
 
 
-def _trace_rows(ranks: tuple[Result, ...], on_s: float, off_s: float, edges: tuple[float, float]) -> list[Any]:
+def _trace_rows(ranks: tuple[Result, ...], on_s: float, off_s: float) -> list[Any]:
     rows = []
     slack = CLOCK_SLACK_S
     for r in ranks:
         clock = r.extra.get("clock") or {}
         first, last = clock.get("first_s"), clock.get("last_s")
-        within = holds = False
-        if first is not None and last is not None:
-            within = on_s - slack <= first and last <= off_s + slack
-            holds = first <= edges[0] + slack and edges[1] - slack <= last
+        within = first is not None and last is not None and on_s - slack <= first and last <= off_s + slack
         rows.append(
             {
                 "file": r.workload.get("file"),
@@ -138,7 +135,6 @@ def _trace_rows(ranks: tuple[Result, ...], on_s: float, off_s: float, edges: tup
                 "first_event_s": first,
                 "last_event_s": last,
                 "within_profiler_calls": within,
-                "holds_counter_window": holds,
             }
         )
     return rows
@@ -151,7 +147,10 @@ def window_record(
     lo, hi = edges.before_perf_s - result.origin_perf_s, edges.after_perf_s - result.origin_perf_s
     scrapes = (edges.wall(edges.before_perf_s), edges.wall(edges.after_perf_s))
     on, off = edges.start_call, edges.stop_call
-    traces = _trace_rows(ranks, on.sent_s, off.returned_s, scrapes)
+    traces = _trace_rows(ranks, on.sent_s, off.returned_s)
+    # the counters' window inside the profiling session: first scrape after the start's answer,
+    # second before the stop is sent (the trace's events start and end where the engine ran)
+    inside = on.returned_s <= scrapes[0] < scrapes[1] <= off.sent_s
     return {
         "prefix": edges.prefix,
         "window_s": list(bounds),
@@ -165,7 +164,8 @@ def window_record(
         },
         "engine": {k: deltas.get(k) for k in ("requests_finished", "generation_tokens", "prompt_tokens")},
         "traces": traces,
-        "contained": bool(traces) and all(t["within_profiler_calls"] and t["holds_counter_window"] for t in traces),
+        "counters_inside_profiler_calls": inside,
+        "contained": inside and bool(traces) and all(t["within_profiler_calls"] for t in traces),
     }
 
 
