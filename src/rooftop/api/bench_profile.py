@@ -16,6 +16,7 @@ points at the window's mean shapes, and each rank's measured points and timeline
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from pathlib import Path
@@ -34,8 +35,8 @@ def window_bounds(offsets: Offsets, chosen: tuple[float, float] | None) -> tuple
     """The profiling window in seconds from the load's start: ``chosen``, or the schedule's middle half."""
     if chosen is not None:
         start, end = chosen
-        if not 0 <= start < end:
-            raise WorkloadError(f"--profile-window {start:g}:{end:g}: expected 0 ≤ START < END seconds")
+        if not (0 <= start < end and math.isfinite(end)):
+            raise WorkloadError(f"--profile-window {start:g}:{end:g}: expected 0 ≤ START < END seconds, finite")
         return start, end
     span = float(offsets[-1]) if len(offsets) else 0.0
     if span <= 0:

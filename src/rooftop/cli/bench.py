@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -11,8 +12,10 @@ from typing import Any
 
 import click
 
+from rooftop.cli.params import OutputFile
+from rooftop.core.atomic import write_atomic
 from rooftop.core.jsonenc import dumps
-from rooftop.errors import WorkloadError
+from rooftop.errors import ReportError, WorkloadError
 
 
 def _rates(rate: str, rates: str | None) -> list[float]:
@@ -83,10 +86,16 @@ def _slo(ttft: str | None, tpot: str | None, e2e: str | None) -> Any:
     type=click.Path(file_okay=False),
     help="Folder the engine writes traces to (vLLM's torch_profiler_dir), on this machine.",
 )
-@click.option("--profile-timeout", type=float, default=300.0, show_default=True, help="Seconds to wait for the traces.")
-@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Per-request records as CSV.")
+@click.option(
+    "--profile-timeout",
+    type=click.FloatRange(min=0.1, max=86400),
+    default=300.0,
+    show_default=True,
+    help="Seconds to wait for the traces.",
+)
+@click.option("--csv", "csv_path", type=OutputFile(), help="Per-request records as CSV.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary JSON.")
-@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the rooftop.run/1 artifact.")
+@click.option("--output", "-o", type=OutputFile(), help="Write the rooftop.run/1 artifact.")
 def bench(
     url: str,
     model: str | None,
@@ -182,7 +191,7 @@ def _write(run: Any, live: Any, target: Any, csv_path: str | None, output: str |
     if output:
         from rooftop.core import artifact
 
-        Path(output).write_text(artifact.dumps(run.artifact(live, target)), encoding="utf-8")
+        write_atomic(output, artifact.dumps(run.artifact(live, target)), ReportError)
         click.echo(f"wrote {output}", err=True)
 
 
@@ -228,14 +237,15 @@ def _progress(level: float, total: int) -> Iterator[Any]:
 
 
 def _write_csv(path: str, records: list[tuple[float, Any]]) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = None
-        for level, rec in records:
-            row = {"rate": level, **rec.to_dict()}
-            if writer is None:
-                writer = csv.DictWriter(fh, fieldnames=list(row))
-                writer.writeheader()
-            writer.writerow(row)
+    fh = io.StringIO(newline="")
+    writer = None
+    for level, rec in records:
+        row = {"rate": level, **rec.to_dict()}
+        if writer is None:
+            writer = csv.DictWriter(fh, fieldnames=list(row))
+            writer.writeheader()
+        writer.writerow(row)
+    write_atomic(path, fh.getvalue(), ReportError)
 
 
 def _ms(q: dict[str, Any], key: str) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import click
@@ -30,8 +29,10 @@ def profiled(
         done = bench_profiled(target, reqs[: len(offsets)], offsets, slo, live, opts, options, on_done, rate)
     if output:
         from rooftop.core import artifact
+        from rooftop.core.atomic import write_atomic
+        from rooftop.errors import ReportError
 
-        Path(output).write_text(artifact.dumps(done.artifact(live, target)), encoding="utf-8")
+        write_atomic(output, artifact.dumps(done.artifact(live, target)), ReportError)
         click.echo(f"wrote {output}", err=True)
     rec = done.record
     client, engine = rec["client"], rec["engine"]
