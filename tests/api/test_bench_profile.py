@@ -123,3 +123,18 @@ def test_full_pass_with_a_fixture_trace(tmp_path: Path) -> None:
     run = json.loads((tmp_path / "run.json").read_text())
     sources = [r["workload"].get("source") for r in run["results"]]
     assert sources[-1] == "trace" and run["results"][-1]["timeline"]["kernels"] > 0
+
+
+def test_live_totals_read_back_with_nan_for_null() -> None:
+    # a live window's Totals has hfu and the byte split unknown (NaN, JSON null); read back as NaN
+    # so `rooftop report` of a bench or watch artifact can format them
+    import math
+
+    from rooftop.core.totals import Totals
+
+    names = ("tokens", "flops", "model_flops", "bytes", "link_bytes", "mbu", "peak_flop_per_s", "bandwidth_bytes_per_s")
+    data = {"phase": "live", "time_s": 2.0, "mfu": 0.5, "bound": "", **dict.fromkeys(names, 1.0)}
+    data.update(dict.fromkeys(("hfu", "weight_bytes", "kv_read_bytes", "kv_write_bytes", "activation_bytes")))
+    t = Totals.from_dict(data)
+    assert math.isnan(t.hfu) and math.isnan(t.kv_read_bytes) and t.mfu == 0.5 and t.phase == "live"
+    assert f"{t.hfu:.1%}" == "nan%"  # what the report's totals line formats
