@@ -96,4 +96,4 @@ def cost(kind: str, /, **shapes: Any) -> OpCost:
 
 def _load_formulas() -> None:
     # Importing the formula modules registers them; imported here to keep `import rooftop` light.
-    from rooftop.analytic import attention, collectives, elementwise, gemm  # noqa: F401
+    from rooftop.analytic import all_to_all, attention, collectives, elementwise, gemm, p2p  # noqa: F401

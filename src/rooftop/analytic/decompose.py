@@ -258,7 +258,11 @@ class _Step:
         return ops
 
     def head(self) -> list[Op]:
-        """Final norm and the lm_head on the last position of each sequence."""
-        last = self.w.batch + 0 * self.w.new_tokens
+        """Final norm and the lm_head on the last position of each sequence (every position at decode).
+
+        A decode step normally has one position per sequence; a speculative verify step needs the
+        logits of all k + 1 positions, so at decode the lm_head runs on every token of the step.
+        """
+        last = self.tokens if self.w.phase is Phase.DECODE else self.w.batch + 0 * self.w.new_tokens
         vocab = math.ceil(self.spec.vocab / self.tp)
         return [self.norm("final_norm", 1), self.gemm("lm_head", self.spec.hidden, vocab, 1, last, "head")]
