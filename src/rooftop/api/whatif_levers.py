@@ -1,0 +1,351 @@
+"""The what-if levers: each re-evaluates one serving point with one remedy applied.
+
+A serving point is a workload read two ways: TTFT is the prefill of one prompt (batch 1; for a
+prefill workload, its own step at its batch) and TPOT the decode step at the workload's batch
+and context (for a prefill workload, at context = prompt). A lever returns the variants it can
+apply (none when it does not apply: INT4 weights that are INT4 already, EP on a dense model).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from rooftop.analytic.chunked import chunked_prefill
+from rooftop.analytic.disaggregation import kv_transfer_bytes, link_rate
+from rooftop.analytic.engine import Evaluation, evaluate
+from rooftop.analytic.expert_parallel import ExpertParallel, apply_ep
+from rooftop.analytic.expert_parallel import weights_bytes_per_gpu as ep_weights
+from rooftop.analytic.memory import budget
+from rooftop.analytic.pipeline import plan
+from rooftop.analytic.speculative import Drafter, speculate
+from rooftop.core.points import Phase
+from rooftop.core.roofs import Roofs
+from rooftop.core.workload import Workload
+from rooftop.diagnose.sweep import SLO
+from rooftop.dtypes import dtype
+from rooftop.errors import RooftopError
+from rooftop.models.spec import ModelSpec
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the levers apply: batch factor, speculative k/α/drafter, chunk budget, links, SLOs."""
+
+    batch_factor: int = 8
+    spec_k: int = 4
+    spec_alpha: float = 0.7
+    drafter: Drafter = field(default_factory=Drafter)
+    chunk_tokens: int = 2048
+    output_tokens: int = 256
+    ep: int = 8
+    ep_link: str = "intra"
+    a2a: str = "deepep"
+    ep_imbalance: float = 1.0
+    pp: int = 2
+    kv_link: str = "inter"
+    slo: SLO = field(default_factory=SLO)
+    memory_utilization: float = 0.9
+
+
+@dataclass(frozen=True)
+class State:
+    """A serving point's predicted figures."""
+
+    ttft_s: float
+    tpot_s: float
+    batch: float  # sequences per decode step (× tokens per step per sequence when speculating)
+    gpus: int
+    fits: bool
+    free_bytes: float
+    max_itl_s: float  # longest gap between two tokens of a running decode when a prompt arrives
+
+    def metrics(self, slo: SLO) -> dict[str, Any]:
+        """TTFT, TPOT, tokens/s (and per GPU), goodput per GPU under ``slo``, max ITL, memory fit."""
+        tokens_per_s = self.batch / self.tpot_s
+        met = self.fits and (slo.ttft_s is None or self.ttft_s <= slo.ttft_s)
+        met = met and (slo.tpot_s is None or self.tpot_s <= slo.tpot_s)
+        return {
+            "ttft_s": self.ttft_s,
+            "tpot_s": self.tpot_s,
+            "tokens_per_s": tokens_per_s,
+            "tokens_per_s_per_gpu": tokens_per_s / self.gpus,
+            "goodput_tokens_per_s_per_gpu": tokens_per_s / self.gpus if met else 0.0,
+            "max_itl_s": self.max_itl_s,
+            "fits": self.fits,
+            "free_bytes": self.free_bytes,
+        }
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One remedy applied: its name, lever, predicted state and the assumptions it used."""
+
+    name: str
+    lever: str
+    state: State
+    assumptions: dict[str, Any]
+    side_effects: str = ""
+
+
+@dataclass(frozen=True)
+class Context:
+    """The workload under test, its baseline and the options."""
+
+    spec: ModelSpec
+    roofs: Roofs
+    w: Workload
+    opts: Options
+    base: State
+
+    @property
+    def batch(self) -> int:
+        """The workload's batch."""
+        return int(np.asarray(self.w.batch))
+
+
+def decode_of(w: Workload) -> Workload:
+    """The decode step of a serving point."""
+    if w.phase is Phase.DECODE:
+        return w
+    return replace(w, phase=Phase.DECODE, context=int(np.asarray(w.prompt)), cached_prefix=0)
+
+
+def prefill_of(w: Workload) -> Workload:
+    """The prefill step of a serving point (one prompt for a decode workload)."""
+    return w if w.phase is Phase.PREFILL else replace(w, phase=Phase.PREFILL, batch=1)
+
+
+def _fit(spec: ModelSpec, roofs: Roofs, w: Workload, opts: Options, weights_bytes: float | None = None) -> float:
+    mem = budget(spec, decode_of(w), roofs.capacity_bytes, opts.memory_utilization)
+    if not np.isfinite(roofs.capacity_bytes):
+        return float("inf")
+    weights = mem.weights_bytes if weights_bytes is None else weights_bytes
+    return float(mem.usable_bytes - weights - np.asarray(mem.kv_cache_bytes) - np.asarray(mem.activation_bytes))
+
+
+def state_of(
+    spec: ModelSpec, roofs: Roofs, w: Workload, opts: Options, decode: Evaluation | None = None, gpus: int = 0
+) -> State:
+    """Evaluate the serving point ``w`` (``decode`` replaces its decode evaluation when given)."""
+    d = decode or evaluate(spec, decode_of(w), roofs)
+    tpot = float(d.time_s)
+    ttft = float(evaluate(spec, prefill_of(w), roofs).time_s)
+    free = _fit(spec, roofs, w, opts)
+    return State(ttft, tpot, float(np.asarray(w.batch)), gpus or w.tp, free >= 0, free, ttft + tpot)
+
+
+def _workload_variant(ctx: Context, name: str, lever: str, w: Workload, assumptions: dict[str, Any]) -> Variant:
+    return Variant(name, lever, state_of(ctx.spec, ctx.roofs, w, ctx.opts), assumptions)
+
+
+def lever_batch(ctx: Context) -> list[Variant]:
+    """Batch × n, capped at the largest batch whose KV fits."""
+    mem = budget(ctx.spec, decode_of(ctx.w), ctx.roofs.capacity_bytes, ctx.opts.memory_utilization)
+    limit = float(np.asarray(mem.max_batch)) if np.isfinite(ctx.roofs.capacity_bytes) else float("inf")
+    target = ctx.batch * ctx.opts.batch_factor
+    new = int(min(target, limit)) if np.isfinite(limit) else target
+    if new <= ctx.batch:
+        return []
+    w = replace(ctx.w, batch=new)
+    capped = {"capped_at_max_batch": True} if new < target else {}
+    return [_workload_variant(ctx, f"batch ×{new // ctx.batch} ({new})", "batch", w, {"batch": new, **capped})]
+
+
+def lever_weight_quant(ctx: Context) -> list[Variant]:
+    """FP8 weights (W8A8 on the FP8 roof; W8A16 int8 without one) and INT4 (W4A16, group scales)."""
+    out = []
+    current = dtype(ctx.w.weight_dtype).bytes
+    eight = "fp8" if ctx.roofs.has_compute("fp8") else "int8"
+    if current > 1:
+        w = replace(ctx.w, weight_dtype=eight, compute_dtype="")
+        out.append(_workload_variant(ctx, f"weights {eight}", "weight-quant", w, {"weight_dtype": eight}))
+    if current > 0.5:
+        w = replace(ctx.w, weight_dtype="int4", compute_dtype="")
+        assumptions = {"weight_dtype": "int4", "group_size": ctx.w.quant_group_size, "compute": w.compute}
+        out.append(_workload_variant(ctx, "weights int4 (W4A16)", "weight-quant", w, assumptions))
+    return out
+
+
+def lever_fp8_gemm(ctx: Context) -> list[Variant]:
+    """FP8 weights and GEMMs on the FP8 compute roof (prefill; at decode it is the FP8-weights variant)."""
+    if ctx.w.phase is not Phase.PREFILL or not ctx.roofs.has_compute("fp8") or ctx.w.compute == "fp8":
+        return []
+    w = replace(ctx.w, weight_dtype="fp8", compute_dtype="fp8")
+    return [_workload_variant(ctx, "fp8 GEMMs", "fp8-gemm", w, {"weight_dtype": "fp8", "compute_dtype": "fp8"})]
+
+
+def lever_kv_fp8(ctx: Context) -> list[Variant]:
+    """An FP8 KV cache."""
+    if dtype(ctx.w.kv_dtype).bytes <= 1:
+        return []
+    return [_workload_variant(ctx, "kv fp8", "kv-fp8", replace(ctx.w, kv_dtype="fp8"), {"kv_dtype": "fp8"})]
+
+
+def lever_flash(ctx: Context) -> list[Variant]:
+    """IO-aware attention when the workload materialises scores."""
+    if ctx.w.attention == "flash":
+        return []
+    return [_workload_variant(ctx, "flash attention", "flash-attention", replace(ctx.w, attention="flash"), {})]
+
+
+def lever_speculative(ctx: Context) -> list[Variant]:
+    """Speculative decoding at the options' k, α and drafter (decode only)."""
+    o = ctx.opts
+    d = decode_of(ctx.w)
+    sp = speculate(ctx.spec, d, ctx.roofs, o.spec_k, o.spec_alpha, o.drafter)
+    tpot = float(sp.tpot_s)
+    free = ctx.base.free_bytes - sp.draft_weight_bytes
+    state = replace(ctx.base, tpot_s=tpot, fits=free >= 0, free_bytes=free, max_itl_s=ctx.base.ttft_s + float(sp.cycle_s))
+    assumptions = {
+        "k": o.spec_k,
+        "alpha": o.spec_alpha,
+        "drafter": sp.drafter,
+        "expected_tokens_per_verify": sp.expected_tokens,
+        "verify_s": float(sp.verify_s),
+        "draft_step_s": float(sp.draft_step_s),
+        "draft_weight_bytes": sp.draft_weight_bytes,
+    }
+    name = f"speculative k={o.spec_k} α={o.spec_alpha:g} ({sp.drafter})"
+    return [Variant(name, "speculative", state, assumptions)]
+
+
+def lever_chunked(ctx: Context) -> list[Variant]:
+    """Prompts chunked into the token budget beside the workload's running decodes."""
+    o = ctx.opts
+    if ctx.w.phase is Phase.PREFILL and ctx.batch > 1:
+        return []  # the baseline TTFT is a batch of prompts in one step; chunks serve one prompt
+    decodes = ctx.batch if ctx.w.phase is Phase.DECODE else 0
+    context = int(np.asarray(decode_of(ctx.w).context))
+    one = prefill_of(ctx.w) if ctx.w.phase is Phase.DECODE else replace(ctx.w, batch=1)
+    c = chunked_prefill(ctx.spec, ctx.roofs, one, o.chunk_tokens, decodes, context)
+    if c.chunks < 2 and decodes == 0:
+        return []
+    state = replace(ctx.base, ttft_s=c.ttft_s, max_itl_s=c.max_itl_s if decodes else ctx.base.max_itl_s)
+    assumptions = {
+        "budget_tokens": o.chunk_tokens,
+        "chunk_tokens": c.chunk_tokens,
+        "chunks": c.chunks,
+        "decode_batch": decodes,
+        "tpot_while_chunking_s": c.tpot_during_s,
+    }
+    return [Variant(f"chunked prefill ({o.chunk_tokens} tokens)", "chunked-prefill", state, assumptions)]
+
+
+def lever_parallel(ctx: Context) -> list[Variant]:
+    """TP × 2 (and ÷ 2), EP over the options' ranks for MoE models, PP × the options' stages."""
+    out = []
+    candidates = [ctx.w.tp * 2, ctx.w.tp // 2]
+    if not ctx.base.fits:  # also the smallest TP (up to 8) whose weights and KV fit
+        candidates += [tp for tp in (4, 8) if tp > ctx.w.tp * 2]
+    for tp in candidates:
+        variant = _tp_variant(ctx, tp)
+        if variant is not None:
+            out.append(variant)
+            if not ctx.base.fits and variant.state.fits:
+                break
+    for make in (_ep_variant, _pp_variant):
+        try:
+            out += make(ctx)
+        except RooftopError:
+            continue  # the split does not apply to this model or device
+    return out
+
+
+def _tp_variant(ctx: Context, tp: int) -> Variant | None:
+    s = ctx.spec
+    if tp < 1 or tp == ctx.w.tp or tp > 8 or s.heads % tp or not ctx.roofs.has_memory("link"):
+        return None
+    w = replace(ctx.w, tp=tp)
+    assumptions = {"tp": tp, "gpus": tp, "link": "intra (NVLink)"}
+    return _workload_variant(ctx, f"tp {tp}", "parallel", w, assumptions)
+
+
+def _ep_variant(ctx: Context) -> list[Variant]:
+    o = ctx.opts
+    s = ctx.spec
+    if s.moe is None or o.ep < 2:
+        return []
+    layout = ExpertParallel(o.ep, o.ep_link, o.a2a, o.ep_imbalance)
+    d = apply_ep(evaluate(s, decode_of(ctx.w), ctx.roofs), layout)
+    ttft = float(apply_ep(evaluate(s, prefill_of(ctx.w), ctx.roofs), layout).time_s)
+    mem = budget(s, decode_of(ctx.w), ctx.roofs.capacity_bytes, o.memory_utilization)
+    weights = ep_weights(s, mem.weights_bytes, ctx.w.tp, layout)
+    free = _fit(s, ctx.roofs, ctx.w, o, weights)
+    tpot = float(d.time_s)
+    # data-parallel attention: each of the ep ranks runs the workload's batch
+    state = State(ttft, tpot, ctx.base.batch * o.ep, ctx.w.tp * o.ep, free >= 0, free, ttft + tpot)
+    assumptions = {
+        "ep": o.ep,
+        "gpus": ctx.w.tp * o.ep,
+        "link": o.ep_link,
+        "all_to_all": o.a2a,
+        "imbalance": o.ep_imbalance,
+        "attention": "data-parallel: the batch is per GPU",
+    }
+    return [Variant(f"ep {o.ep} ({o.ep_link})", "parallel", state, assumptions)]
+
+
+def _pp_variant(ctx: Context) -> list[Variant]:
+    o = ctx.opts
+    if o.pp < 2:
+        return []
+    d = decode_of(ctx.w)
+    m = o.pp if ctx.batch % o.pp == 0 else 1
+    pipe = plan(ctx.spec, d, ctx.roofs, o.pp, m)
+    fill = plan(ctx.spec, prefill_of(ctx.w), ctx.roofs, o.pp, 1)
+    mem = budget(ctx.spec, d, ctx.roofs.capacity_bytes, o.memory_utilization)
+    free = _fit(ctx.spec, ctx.roofs, ctx.w, o, mem.weights_bytes / o.pp)
+    gpus = ctx.w.tp * o.pp
+    state = State(fill.step_s, pipe.step_s, ctx.base.batch, gpus, free >= 0, free, fill.step_s + pipe.step_s)
+    assumptions = {
+        "pp": o.pp,
+        "gpus": gpus,
+        "microbatches": m,
+        "bubble": pipe.bubble,
+        "stage_s": list(pipe.stage_s),
+        "p2p_bytes_per_boundary": pipe.p2p_bytes,
+        "kv_per_gpu": "held whole on each stage's GPU (conservative: a stage holds only its layers' KV)",
+    }
+    return [Variant(f"pp {o.pp}", "parallel", state, assumptions)]
+
+
+def lever_disaggregate(ctx: Context) -> list[Variant]:
+    """Prefill and decode pools: TTFT + KV transfer, decodes never stalled by a prompt."""
+    o = ctx.opts
+    if ctx.w.phase is not Phase.DECODE:
+        return []
+    link = o.kv_link if ctx.roofs.has_memory("network" if o.kv_link == "inter" else "link") else "intra"
+    if not ctx.roofs.has_memory("link" if link == "intra" else "network"):
+        return []
+    moved = kv_transfer_bytes(ctx.spec, ctx.w)
+    transfer = moved / link_rate(ctx.roofs, link, ctx.w.tp)
+    prefill_s = ctx.base.ttft_s
+    rate = ctx.batch / (o.output_tokens * ctx.base.tpot_s)  # requests/s that keep one decode instance full
+    ratio = rate * prefill_s  # prefill instances per decode instance
+    state = replace(ctx.base, ttft_s=prefill_s + transfer, max_itl_s=ctx.base.tpot_s)
+    assumptions = {
+        "kv_transfer_bytes": moved,
+        "kv_transfer_s": transfer,
+        "link": link,
+        "rate_per_decode_instance": rate,
+        "prefill_to_decode_instances": ratio,
+        "output_tokens": o.output_tokens,
+        "tokens_per_s_per_gpu": "the decode pool's; the prefill pool adds prefill:decode GPUs as stated",
+    }
+    return [Variant("disaggregated prefill/decode", "disaggregate", state, assumptions)]
+
+
+LEVER_FUNCTIONS = {
+    "batch": lever_batch,
+    "weight-quant": lever_weight_quant,
+    "fp8-gemm": lever_fp8_gemm,
+    "kv-fp8": lever_kv_fp8,
+    "speculative": lever_speculative,
+    "flash-attention": lever_flash,
+    "chunked-prefill": lever_chunked,
+    "parallel": lever_parallel,
+    "disaggregate": lever_disaggregate,
+}
