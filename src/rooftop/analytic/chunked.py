@@ -113,7 +113,9 @@ def chunked_prefill(
     decode = None
     decode_s = 0.0
     if decode_batch > 0:
-        decode = evaluate(spec, replace(w, phase=Phase.DECODE, batch=decode_batch, context=context, decode_new=1), roofs)
+        decode = evaluate(
+            spec, replace(w, phase=Phase.DECODE, batch=decode_batch, context=context, decode_new=1), roofs
+        )
         decode_s = float(decode.time_s)
     whole = evaluate(spec, replace(w, phase=Phase.PREFILL, batch=1), roofs)
     step = np.atleast_1d(merge_step(decode, chunks, roofs))

@@ -122,9 +122,7 @@ def plan(
         if not roofs.has_memory(level):
             raise CatalogError(f"{roofs.name} has no {level} bandwidth roof; PP over the {link} link needs one")
         p2p_s = float(send.link_bytes) / roofs.bandwidth(level)
-    return PipelinePlan(
-        stages, m, w.phase, layers, stage_times(ev, layers), float(send.link_bytes), p2p_s, tokens
-    )
+    return PipelinePlan(stages, m, w.phase, layers, stage_times(ev, layers), float(send.link_bytes), p2p_s, tokens)
 
 
 def stages_needed(weights_bytes: float, usable_bytes: float) -> int:

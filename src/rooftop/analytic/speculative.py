@@ -135,7 +135,9 @@ def speculate(spec: ModelSpec, w: Workload, roofs: Roofs, k: int, alpha: float, 
         draft_s = evaluate(draft_spec, plain, roofs).time_s
         draft_bytes = weights_bytes_per_gpu(draft_spec, plain)
         if drafter.kind == "head":  # the head shares the target's embedding and lm_head
-            draft_bytes -= (draft_spec.embedding_params + draft_spec.lm_head_params) * dtype(plain.weight_dtype).bytes / w.tp
+            draft_bytes -= (
+                (draft_spec.embedding_params + draft_spec.lm_head_params) * dtype(plain.weight_dtype).bytes / w.tp
+            )
     return Speculation(
         k, alpha, drafter.label, evaluate(spec, plain, roofs).time_s, verify.time_s, draft_s, draft_bytes, verify
     )

@@ -130,9 +130,7 @@ def with_what_if(result: Result, spec: ModelSpec, roofs: Roofs, w: Workload, opt
     return replace(result, findings=attach(result.findings, found), extra={**result.extra, "what_if": found.to_dict()})
 
 
-def analyze_what_if(
-    spec: ModelSpec, roofs: Roofs, workloads: Sequence[Workload], opts: Options | None = None
-) -> Run:
+def analyze_what_if(spec: ModelSpec, roofs: Roofs, workloads: Sequence[Workload], opts: Options | None = None) -> Run:
     """``analyze`` of each workload, each with its what-if."""
     opts = opts or Options()
     run = analyze(spec, roofs, workloads, opts.memory_utilization)

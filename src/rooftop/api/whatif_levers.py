@@ -198,7 +198,9 @@ def lever_speculative(ctx: Context) -> list[Variant]:
     sp = speculate(ctx.spec, d, ctx.roofs, o.spec_k, o.spec_alpha, o.drafter)
     tpot = float(sp.tpot_s)
     free = ctx.base.free_bytes - sp.draft_weight_bytes
-    state = replace(ctx.base, tpot_s=tpot, fits=free >= 0, free_bytes=free, max_itl_s=ctx.base.ttft_s + float(sp.cycle_s))
+    state = replace(
+        ctx.base, tpot_s=tpot, fits=free >= 0, free_bytes=free, max_itl_s=ctx.base.ttft_s + float(sp.cycle_s)
+    )
     assumptions = {
         "k": o.spec_k,
         "alpha": o.spec_alpha,

@@ -114,6 +114,10 @@ def findings_group(findings: Sequence[Finding]) -> Group:
         for r in f.remedies:
             text.append(f"  → {r.action}\n")
             text.append(f"    side effects: {r.side_effects}\n", style="dim")
+            if r.predicted:
+                from rooftop.report.whatif import predicted_line
+
+                text.append(f"    predicted: {predicted_line(r.predicted)}\n", style="green")
         parts.append(text)
     return Group(*parts)
 
