@@ -151,3 +151,33 @@ def render_analysis(run: Run, console: Console) -> None:
     render_run(run, console)
     for result in run.results:
         render_result_extras(result, console)
+
+
+def measured_table(rows: list[dict[str, Any]]) -> Table:
+    """Predicted against measured speed-up of each remedy run on this machine."""
+    table = Table(title="what-if here: predicted vs measured", title_justify="left", box=None, header_style="bold")
+    for name, justify in (("remedy", "left"), ("metric", "left"), ("predicted", "right"), ("measured", "right")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    table.add_column("error", justify="right")
+    for r in rows:
+        table.add_row(
+            escape(r["remedy"]),
+            r["metric"],
+            f"×{r['predicted_speedup']:.2f}",
+            f"×{r['measured_speedup']:.2f}",
+            Text(f"{r['error']:+.0%}", style="green" if r["within_tolerance"] else "yellow"),
+        )
+    return table
+
+
+def with_measured(render: Callable[[Run, Console], None]) -> Callable[[Run, Console], None]:
+    """``render``, then the measured what-if table of each result that has one."""
+
+    def both(run: Run, console: Console) -> None:
+        render(run, console)
+        for result in run.results:
+            if "what_if_measured" in result.extra:
+                console.print()
+                console.print(measured_table(result.extra["what_if_measured"]))
+
+    return both
