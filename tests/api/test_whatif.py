@@ -22,7 +22,7 @@ def test_decode_at_batch_one_ranks_batching_quantisation_and_speculation():
     result = what_if(LLAMA, H100, DECODE_B1)
     assert result.rank_metric == "tokens_per_s_per_gpu"
     names = [r["name"] for r in result.ranked]
-    assert names[:4] == ["batch ×8 (8)", "weights int4 (W4A16)", "speculative k=4 α=0.7 (ngram)", "weights fp8"]
+    assert names[:4] == ["batch 1 → 8", "weights int4 (W4A16)", "speculative k=4 α=0.7 (ngram)", "weights fp8"]
     base = result.baseline
     # baseline: 15.0 GB of bf16 weights / 3.35 TB/s ≈ 4.56 ms per token -> 219 tokens/s
     assert base["tpot_s"] == pytest.approx(4.564e-3, rel=1e-3)

@@ -96,8 +96,9 @@ def what_if(
 ) -> WhatIf:
     """Every applicable variant of ``levers`` (default: all) on the scalar workload ``w``, ranked."""
     opts = opts or Options()
-    base = state_of(spec, roofs, w, opts)
-    ctx = Context(spec, roofs, w, opts, base)
+    memo: dict[Workload, float] = {}
+    base = state_of(spec, roofs, w, opts, memo)
+    ctx = Context(spec, roofs, w, opts, base, memo)
     metric = rank_metric(w, opts)
     baseline = base.metrics(opts.slo)
     entries = []

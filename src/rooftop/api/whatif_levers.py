@@ -15,7 +15,7 @@ import numpy as np
 
 from rooftop.analytic.chunked import chunked_prefill
 from rooftop.analytic.disaggregation import kv_transfer_bytes, link_rate
-from rooftop.analytic.engine import Evaluation, evaluate
+from rooftop.analytic.engine import evaluate
 from rooftop.analytic.expert_parallel import ExpertParallel, apply_ep
 from rooftop.analytic.expert_parallel import weights_bytes_per_gpu as ep_weights
 from rooftop.analytic.memory import budget
@@ -99,6 +99,7 @@ class Context:
     w: Workload
     opts: Options
     base: State
+    memo: dict[Workload, float] = field(default_factory=dict)  # step times by workload
 
     @property
     def batch(self) -> int:
@@ -126,19 +127,27 @@ def _fit(spec: ModelSpec, roofs: Roofs, w: Workload, opts: Options, weights_byte
     return float(mem.usable_bytes - weights - np.asarray(mem.kv_cache_bytes) - np.asarray(mem.activation_bytes))
 
 
+def step_s(spec: ModelSpec, roofs: Roofs, w: Workload, memo: dict[Workload, float] | None = None) -> float:
+    """Step time of the scalar workload ``w``, remembered in ``memo`` (variants share prefills)."""
+    if memo is None:
+        return float(evaluate(spec, w, roofs).time_s)
+    if w not in memo:
+        memo[w] = float(evaluate(spec, w, roofs).time_s)
+    return memo[w]
+
+
 def state_of(
-    spec: ModelSpec, roofs: Roofs, w: Workload, opts: Options, decode: Evaluation | None = None, gpus: int = 0
+    spec: ModelSpec, roofs: Roofs, w: Workload, opts: Options, memo: dict[Workload, float] | None = None
 ) -> State:
-    """Evaluate the serving point ``w`` (``decode`` replaces its decode evaluation when given)."""
-    d = decode or evaluate(spec, decode_of(w), roofs)
-    tpot = float(d.time_s)
-    ttft = float(evaluate(spec, prefill_of(w), roofs).time_s)
+    """Evaluate the serving point ``w``."""
+    tpot = step_s(spec, roofs, decode_of(w), memo)
+    ttft = step_s(spec, roofs, prefill_of(w), memo)
     free = _fit(spec, roofs, w, opts)
-    return State(ttft, tpot, float(np.asarray(w.batch)), gpus or w.tp, free >= 0, free, ttft + tpot)
+    return State(ttft, tpot, float(np.asarray(w.batch)), w.tp, free >= 0, free, ttft + tpot)
 
 
 def _workload_variant(ctx: Context, name: str, lever: str, w: Workload, assumptions: dict[str, Any]) -> Variant:
-    return Variant(name, lever, state_of(ctx.spec, ctx.roofs, w, ctx.opts), assumptions)
+    return Variant(name, lever, state_of(ctx.spec, ctx.roofs, w, ctx.opts, ctx.memo), assumptions)
 
 
 def lever_batch(ctx: Context) -> list[Variant]:
@@ -151,7 +160,7 @@ def lever_batch(ctx: Context) -> list[Variant]:
         return []
     w = replace(ctx.w, batch=new)
     capped = {"capped_at_max_batch": True} if new < target else {}
-    return [_workload_variant(ctx, f"batch ×{new // ctx.batch} ({new})", "batch", w, {"batch": new, **capped})]
+    return [_workload_variant(ctx, f"batch {ctx.batch} → {new}", "batch", w, {"batch": new, **capped})]
 
 
 def lever_weight_quant(ctx: Context) -> list[Variant]:
