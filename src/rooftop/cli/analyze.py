@@ -163,7 +163,7 @@ def analyze(
       rooftop analyze --phase decode -b 1 --spec-k 4 --spec-alpha 0.8 --drafter head
       rooftop analyze --phase decode -b 64 -p 8192 --chunk 2048
       rooftop analyze -m deepseek-v3 -H h200-sxm --weight-dtype fp8 --phase decode -b 32 --ep 8
-      rooftop analyze -m llama-3.1-70b -H h100-sxm --tp 4 --phase decode -b 64 --rate 20 --slo-tpot 50ms
+      rooftop analyze -m llama-3.1-70b --tp 4 --phase decode -b 64 --rate 20 --slo-tpot 50ms
     """
     spec = resolve_model(model)
     roofs = catalog_roofs(hardware, catalog, peak_tflops, bandwidth)
