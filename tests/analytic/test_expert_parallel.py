@@ -1,7 +1,6 @@
 import numpy as np
 import pytest
 
-from rooftop.analytic.all_to_all import all_to_all
 from rooftop.analytic.engine import evaluate
 from rooftop.analytic.expert_parallel import (
     ExpertParallel,
@@ -11,6 +10,7 @@ from rooftop.analytic.expert_parallel import (
     expert_weight_share,
     weights_bytes_per_gpu,
 )
+from rooftop.analytic.ops.all_to_all import all_to_all
 from rooftop.core.points import Phase
 from rooftop.core.workload import Workload
 from rooftop.errors import CatalogError, WorkloadError

@@ -5,7 +5,8 @@ from rooftop.core.points import Phase
 from rooftop.core.workload import Workload
 from rooftop.hardware.catalog import get_roofs
 from rooftop.models.presets import load_preset
-from rooftop.report.whatif import measured_table, predicted_line, what_if_table
+from rooftop.report.tables import predicted_line
+from rooftop.report.whatif import measured_table, what_if_table
 
 
 def _text(renderable) -> str:

@@ -4,7 +4,7 @@ Conventions (docs/analytic.md, "Expert parallelism"), after DeepSeek-V3's servin
 
 * attention is data-parallel over the EP ranks: each rank runs its own ``batch`` sequences, so
   the workload stays per GPU; the routed experts are sharded, E / ep per rank (ep divides E);
-* each MoE layer adds a dispatch and a combine all-to-all (:mod:`rooftop.analytic.all_to_all`):
+* each MoE layer adds a dispatch and a combine all-to-all (:mod:`rooftop.analytic.ops.all_to_all`):
   one copy per (token, routed expert), a share (ep − 1)/ep of them remote, in the preset's dtypes
   (``deepep``: FP8 dispatch with one fp32 scale per 128 channels, BF16 combine), on one link roof:
   ``intra`` (NVLink, per direction) or ``inter`` (the per-GPU NIC, ``network``);
@@ -21,10 +21,11 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from rooftop.analytic.cost import Array, OpCost, cost
+from rooftop.analytic.cost import Array, OpCost
 from rooftop.analytic.decompose import Op
 from rooftop.analytic.engine import Evaluation, OpTiming, roof_rates, time_op
-from rooftop.analytic.gemm import expected_experts
+from rooftop.analytic.ops.gemm import expected_experts
+from rooftop.analytic.registry import OpKind, cost
 from rooftop.dtypes import dtype
 from rooftop.errors import CatalogError, WorkloadError
 from rooftop.models.spec import ModelSpec
@@ -120,14 +121,17 @@ def a2a_ops(spec: ModelSpec, ev: Evaluation, layout: ExpertParallel) -> list[Op]
     tokens = ev.workload.tokens * layout.imbalance
     shape = {"tokens": tokens, "width": spec.hidden, "top_k": spec.moe.top_k, "ep": layout.ep}
     dispatch = cost(
-        "all_to_all",
+        OpKind.ALL_TO_ALL,
         **shape,
         elt_bytes=dtype(p.dispatch_dtype).bytes,
         scale_bytes=p.dispatch_scale_bytes(spec.hidden),
     )
-    combine = cost("all_to_all", **shape, elt_bytes=dtype(p.combine_dtype).bytes, reduce=True)
+    combine = cost(OpKind.ALL_TO_ALL, **shape, elt_bytes=dtype(p.combine_dtype).bytes, reduce=True)
     n = spec.moe_layers
-    return [Op("ep_dispatch", "all_to_all", n, dispatch, "comm"), Op("ep_combine", "all_to_all", n, combine, "comm")]
+    return [
+        Op("ep_dispatch", OpKind.ALL_TO_ALL, n, dispatch, "comm"),
+        Op("ep_combine", OpKind.ALL_TO_ALL, n, combine, "comm"),
+    ]
 
 
 def apply_ep(ev: Evaluation, layout: ExpertParallel) -> Evaluation:
@@ -176,4 +180,4 @@ def weights_bytes_per_gpu(spec: ModelSpec, weight_bytes_tp: float, tp: int, layo
 
 def a2a_time_s(ev: Evaluation) -> float:
     """Seconds of the all-to-alls in an EP evaluation."""
-    return float(sum(np.sum(t.time_s) * t.op.count for t in ev.ops if t.op.kind == "all_to_all"))
+    return float(sum(np.sum(t.time_s) * t.op.count for t in ev.ops if t.op.kind == OpKind.ALL_TO_ALL))

@@ -6,7 +6,7 @@ Conventions (docs/analytic.md, "Pipeline parallelism"):
   stage's time is its layers × the mean layer time of the step, plus the embedding on the
   first stage and the final norm and lm_head on the last; weights per GPU are divided by pp;
 * between stages the hidden state of every token of the step is sent once
-  (:mod:`rooftop.analytic.p2p`): tokens × hidden × act bytes, on NVLink (``intra``) or the NIC
+  (:mod:`rooftop.analytic.ops.p2p`): tokens × hidden × act bytes, on NVLink (``intra``) or the NIC
   (``inter``);
 * the step is split into ``microbatches`` m. Prefill (GPipe-style, one batch through the pipe):
   time = (m + pp − 1) × (slowest stage + send) with the stage times of one micro-batch, bubble
@@ -22,8 +22,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from rooftop.analytic.cost import cost
 from rooftop.analytic.engine import Evaluation, evaluate
+from rooftop.analytic.registry import OpKind, cost
 from rooftop.core.points import Phase
 from rooftop.core.roofs import Roofs
 from rooftop.core.workload import Workload
@@ -113,7 +113,7 @@ def plan(
     micro = replace(w, batch=batch // m)
     ev = evaluate(spec, micro, roofs)
     tokens = float(np.asarray(micro.tokens))
-    send = cost("p2p_send", tokens=tokens, width=spec.hidden, act_bytes=dtype(w.act_dtype).bytes)
+    send = cost(OpKind.P2P_SEND, tokens=tokens, width=spec.hidden, act_bytes=dtype(w.act_dtype).bytes)
     p2p_s = 0.0
     if stages > 1:
         level = LINKS.get(link)

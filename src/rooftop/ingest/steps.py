@@ -18,9 +18,9 @@ import numpy as np
 
 from rooftop.ingest import intervals as iv
 from rooftop.ingest.join import Joined
-from rooftop.ingest.kernel_classes import is_communication
 from rooftop.ingest.kineto import KERNEL, Trace
 from rooftop.ingest.timeline import name_mask
+from rooftop.torchops.kernel_classes import is_communication
 from rooftop.units import MICRO
 
 _SUMMED = ("span_s", "busy_s", "idle_s", "compute_s", "non_compute_s", "kernels", "activities")

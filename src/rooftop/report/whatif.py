@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from rooftop.core.artifact import Result, Run
-from rooftop.report.tables import render_run, result_title
+from rooftop.report.tables import render_run, result_title, tokens_text
 from rooftop.units import seconds, si
 
 RANK_LABELS = {
@@ -20,24 +20,6 @@ RANK_LABELS = {
     "goodput_tokens_per_s_per_gpu": "goodput per GPU under the SLOs",
 }
 TECHNIQUES = ("speculative", "chunked", "expert_parallel", "pipeline", "disaggregation")
-
-
-def _tok(x: float) -> str:
-    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
-
-
-def predicted_line(predicted: dict[str, list[Any]]) -> str:
-    """'TTFT 33.0 ms → 33.0 ms · TPOT 4.56 ms → 1.65 ms · tokens/s 219 → 606 · fits'."""
-    parts = []
-    for key, label in (("ttft_s", "TTFT"), ("tpot_s", "TPOT")):
-        before, after = predicted[key]
-        if before != after:
-            parts.append(f"{label} {seconds(before)} → {seconds(after)}")
-    before, after = predicted["tokens_per_s_per_gpu"]
-    parts.append(f"tokens/s/GPU {_tok(before)} → {_tok(after)}")
-    fits = predicted.get("fits", [True, True])
-    parts.append("fits" if fits[1] else "does not fit")
-    return " · ".join(parts)
 
 
 def what_if_table(section: dict[str, Any]) -> Table:
@@ -54,7 +36,7 @@ def what_if_table(section: dict[str, Any]) -> Table:
         "baseline",
         seconds(b["ttft_s"]),
         seconds(b["tpot_s"]),
-        _tok(b["tokens_per_s_per_gpu"]),
+        tokens_text(b["tokens_per_s_per_gpu"]),
         seconds(b["max_itl_s"]),
         "",
     )
@@ -67,7 +49,7 @@ def what_if_table(section: dict[str, Any]) -> Table:
             escape(r["name"] + ("" if p["fits"][1] else " (no fit)")),
             seconds(p["ttft_s"][1]),
             seconds(p["tpot_s"][1]),
-            _tok(p["tokens_per_s_per_gpu"][1]),
+            tokens_text(p["tokens_per_s_per_gpu"][1]),
             seconds(p["max_itl_s"][1]),
             shown,
         )
@@ -111,7 +93,7 @@ def _pipeline(s: dict[str, Any]) -> str:
         f"pipeline: {s['stages']} stages ({'/'.join(str(n) for n in s['layers_per_stage'])} layers),"
         f" {s['microbatches']} micro-batches; stage times {stages}; p2p {si(s['p2p_bytes'], 'B')}"
         f" ({seconds(s['p2p_s'])}) per boundary; bubble {s['bubble']:.0%}; step {seconds(s['step_s'])},"
-        f" {_tok(s['tokens_per_s'])} tokens/s"
+        f" {tokens_text(s['tokens_per_s'])} tokens/s"
     )
 
 

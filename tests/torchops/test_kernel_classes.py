@@ -1,0 +1,73 @@
+"""Kernel-name classes from the data file."""
+
+from __future__ import annotations
+
+import pytest
+
+from rooftop.torchops.kernel_classes import classify, collective_of, short_kernel
+
+
+@pytest.mark.parametrize(
+    "name, cls",
+    [
+        ("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t", "communication"),
+        ("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", "communication"),
+        ("fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<>::Params)", "attention"),
+        ("void flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<128, 64>>(Flash_fwd_params)", "attention"),
+        ("std::enable_if<!T7, void>::type internal::gemvx::kernel<int, int, __nv_bfloat16>(T13)", "gemv"),
+        ("void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_256x128_32x3_tn_align8>(Params)", "gemm"),
+        ("ampere_sgemm_128x64_nn", "gemm"),
+        ("Cijk_Alik_Bljk_SB_Bias_AS_SAV_UserArgs_MT64x16x32_MI16x16x1_SN_LDSB0_AFC1", "gemm"),
+        ("sm80_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc", "conv"),
+        ("void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 32, true, 1>(float)", "norm"),
+        ("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int)", "elementwise"),
+        ("triton_poi_fused_add_cos_sin_0", "elementwise"),
+        ("triton_red_fused_sum_1", "reduce"),
+        ("void fbgemm_gpu::split_embedding_backward_codegen_rowwise_adagrad_kernel<float>()", "embedding"),
+        ("some_unknown_kernel", "other"),
+    ],
+)
+def test_classes(name: str, cls: str) -> None:
+    assert classify(name).name == cls
+
+
+def test_collective_and_short_names() -> None:
+    assert collective_of("ncclKernel_AllReduce_RING_LL_Sum_float") == "AllReduce"
+    assert collective_of("ncclDevKernel_Broadcast_RING_LL") == "Broadcast"
+    assert collective_of("ampere_sgemm") == ""
+    assert (
+        short_kernel("std::enable_if<!T7, void>::type internal::gemvx::kernel<int>(T13)")
+        == "internal::gemvx::kernel<int>"
+    )
+    assert short_kernel("void cutlass::Kernel<cutlass_80_x>(cutlass_80_x::Params)") == "cutlass::Kernel<cutlass_80_x>"
+    assert len(short_kernel("x" * 500)) == 70
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "void cudnn::detail::implicit_convolve_sgemm<float>(int)",  # 'conv' word before the gemm class
+        "cudnn::engines::fprop_kernel",  # the regex pattern 'cudnn::.*(fprop|dgrad|wgrad)'
+        "triton_tem_fused_addmm_0",  # regex 'triton_tem_fused_.*mm'
+        "Cijk_Ailk_Bljk_HHS_BH_MT128x128x32",  # anchored '^Cijk_'
+        "xCijk_not_anchored",
+        "LAYERNORM_fwd",  # case-insensitive words
+        "ſoftmax_kernel",  # non-ASCII: the regex path (re.IGNORECASE folds 'ſ' to 's')
+        "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int)",
+        "unknown_kernel",
+    ],
+)
+def test_words_and_regexes_classify_like_one_regex(name: str) -> None:
+    from rooftop.torchops.kernel_classes import classes
+
+    reference = next((kc.name for kc in classes() if kc.pattern.search(name)), "other")
+    assert classify(name).name == reference
+
+
+@pytest.mark.parametrize("name", ["GEMM_k2", "xgemm_kA", "Foo_Bar", "foo-bar", "ſgemm_k1", "plain"])
+def test_each_kind_of_pattern_matches_like_the_ignorecase_regex(name: str) -> None:
+    from rooftop.torchops.kernel_classes import KernelClass
+
+    # a word, a regex without backslashes (searched lower-cased), a regex with one (IGNORECASE)
+    kc = KernelClass("x", "x", "", ("plain", "foo_?bar", r"gemm_k\d"))
+    assert kc.matches(name) == (kc.pattern.search(name) is not None)
