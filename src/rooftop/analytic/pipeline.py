@@ -17,7 +17,6 @@ Conventions (docs/analytic.md, "Pipeline parallelism"):
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -123,8 +122,3 @@ def plan(
             raise CatalogError(f"{roofs.name} has no {level} bandwidth roof; PP over the {link} link needs one")
         p2p_s = float(send.link_bytes) / roofs.bandwidth(level)
     return PipelinePlan(stages, m, w.phase, layers, stage_times(ev, layers), float(send.link_bytes), p2p_s, tokens)
-
-
-def stages_needed(weights_bytes: float, usable_bytes: float) -> int:
-    """The fewest stages whose share of the weights fits the usable memory (at least 1)."""
-    return max(1, math.ceil(weights_bytes / usable_bytes)) if usable_bytes > 0 else 1

@@ -43,6 +43,11 @@ class Techniques:
     rate_per_s: float | None = None
     what_if: bool = False
 
+    @property
+    def asked(self) -> bool:
+        """Whether any technique or the what-if was asked for."""
+        return self.what_if or self.speculative or self.chunk or self.ep or self.pp or self.disaggregate
+
     def layout(self) -> ExpertParallel:
         """The EP layout of the options."""
         o = self.opts

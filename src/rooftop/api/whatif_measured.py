@@ -75,14 +75,17 @@ def _prefill_s(built: Any, prompt: int, chunk: int, reps: int) -> float:
     import torch
     from transformers import DynamicCache
 
-    ids = torch.randint(0, int(built.model.config.vocab_size), (1, prompt), generator=torch.Generator().manual_seed(0))
+    from rooftop.measure.profile import Stepper
+
+    stepper = Stepper(built, 1, prompt)  # the prompt's ids and the cache keyword this transformers takes
     times = []
     for _ in range(reps + 1):  # the first run warms up
         cache = DynamicCache()
         start = time.perf_counter()
         with torch.inference_mode():
             for lo in range(0, prompt, chunk):
-                built.model(input_ids=ids[:, lo : lo + chunk], past_key_values=cache, use_cache=True, logits_to_keep=1)
+                ids = stepper.prompt_ids[:, lo : lo + chunk]
+                built.model(input_ids=ids, use_cache=True, logits_to_keep=1, **{stepper.kwarg: cache})
         times.append(time.perf_counter() - start)
     return sorted(times[1:])[reps // 2]
 

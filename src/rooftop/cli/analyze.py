@@ -179,26 +179,28 @@ def analyze(
         quant_group_size=quant_group,
         prompt=max(prompt),
     )
-    if phase == "both":
-        workloads = workloads_for([Phase.PREFILL], [1], prompt, context, base)
-        workloads += workloads_for([Phase.DECODE], batch, prompt, context, base)
-    else:
-        workloads = workloads_for([Phase(phase)], batch, prompt, context, base)
+    workloads = _workloads(phase, batch, prompt, context, base)
     techniques = build(flags, SLO(slo_ttft, slo_tpot), output_tokens, memory_utilization)
-    asked = techniques.what_if or techniques.speculative or techniques.chunk or techniques.ep
-    asked = asked or techniques.pp or techniques.disaggregate
-    if calibrated:
-        if asked:
+    if techniques.asked:
+        if calibrated:
             raise WorkloadError("--calibrated takes no technique or --what-if flags (see `rooftop profile --what-if`)")
-        from rooftop.api.calibrated import analyze_calibrated
-
-        run = analyze_calibrated(spec, workloads, "cpu", 1, memory_utilization)
-    elif asked:
         from rooftop.api.techniques import analyze_techniques
         from rooftop.report.whatif import render_analysis
 
         emit(analyze_techniques(spec, roofs, workloads, techniques), as_json, output, render=render_analysis)
         return
+    if calibrated:
+        from rooftop.api.calibrated import analyze_calibrated
+
+        run = analyze_calibrated(spec, workloads, "cpu", 1, memory_utilization)
     else:
         run = run_analysis(spec, roofs, workloads, memory_utilization)
     emit(run, as_json, output)
+
+
+def _workloads(phase: str, batch: list[int], prompt: list[int], context: list[int], base: Workload) -> list[Workload]:
+    """both: one prompt's prefill at batch 1, then decode at each batch; else the phase's grid."""
+    if phase == "both":
+        workloads = workloads_for([Phase.PREFILL], [1], prompt, context, base)
+        return workloads + workloads_for([Phase.DECODE], batch, prompt, context, base)
+    return workloads_for([Phase(phase)], batch, prompt, context, base)
