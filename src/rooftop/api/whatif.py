@@ -50,7 +50,7 @@ class WhatIf:
 
     def best(self, lever: str) -> dict[str, Any] | None:
         """The highest-ranked variant of ``lever`` (None when it did not apply)."""
-        return next((r for r in self.ranked if r["lever"] == lever), None)
+        return next((r for r in self.ranked if lever == r["lever"] or lever in r.get("also", ())), None)
 
 
 def rank_metric(w: Workload, opts: Options) -> str:
@@ -83,6 +83,7 @@ def _entry(v: Variant, baseline: dict[str, Any], metric: str, opts: Options) -> 
     return {
         "name": v.name,
         "lever": v.lever,
+        **({"also": list(v.also)} if v.also else {}),
         "action": LEVERS[v.lever],
         "side_effects": v.side_effects or _side_effects(v.lever),
         "predicted": predicted,

@@ -88,6 +88,7 @@ class Variant:
     state: State
     assumptions: dict[str, Any]
     side_effects: str = ""
+    also: tuple[str, ...] = ()  # other levers this variant answers (FP8 weights are FP8 GEMMs too)
 
 
 @dataclass(frozen=True)
@@ -170,7 +171,8 @@ def lever_weight_quant(ctx: Context) -> list[Variant]:
     eight = "fp8" if ctx.roofs.has_compute("fp8") else "int8"
     if current > 1:
         w = replace(ctx.w, weight_dtype=eight, compute_dtype="")
-        out.append(_workload_variant(ctx, f"weights {eight}", "weight-quant", w, {"weight_dtype": eight}))
+        variant = _workload_variant(ctx, f"weights {eight}", "weight-quant", w, {"weight_dtype": eight})
+        out.append(replace(variant, also=("fp8-gemm",) if eight == "fp8" else ()))
     if current > 0.5:
         w = replace(ctx.w, weight_dtype="int4", compute_dtype="")
         assumptions = {"weight_dtype": "int4", "group_size": ctx.w.quant_group_size, "compute": w.compute}
@@ -179,8 +181,8 @@ def lever_weight_quant(ctx: Context) -> list[Variant]:
 
 
 def lever_fp8_gemm(ctx: Context) -> list[Variant]:
-    """FP8 weights and GEMMs on the FP8 compute roof (prefill; at decode it is the FP8-weights variant)."""
-    if ctx.w.phase is not Phase.PREFILL or not ctx.roofs.has_compute("fp8") or ctx.w.compute == "fp8":
+    """FP8 GEMMs for weights already 8-bit or narrower (wider weights: the FP8-weights variant answers)."""
+    if not ctx.roofs.has_compute("fp8") or ctx.w.compute == "fp8" or dtype(ctx.w.weight_dtype).bytes > 1:
         return []
     w = replace(ctx.w, weight_dtype="fp8", compute_dtype="fp8")
     return [_workload_variant(ctx, "fp8 GEMMs", "fp8-gemm", w, {"weight_dtype": "fp8", "compute_dtype": "fp8"})]
