@@ -54,3 +54,20 @@ def test_running_decodes_see_the_mixed_steps():
     assert c.decode_step_s < c.tpot_during_s < c.unchunked_itl_s
     with pytest.raises(WorkloadError, match="no room"):
         chunked_prefill(spec, roofs, w, budget_tokens=2, decode_batch=2, context=7)
+
+
+def test_mixed_steps_keep_each_operators_link():
+    from functools import partial
+
+    from rooftop.analytic.expert_parallel import ExpertParallel, apply_ep
+    from tests.analytic.toys import tiny_moe
+
+    spec, roofs = tiny_moe(), toy_roofs()
+    ep = partial(apply_ep, layout=ExpertParallel(2, link="inter"))  # all-to-alls on the 0.5 B/s network roof
+    w = Workload(phase=Phase.PREFILL, batch=1, prompt=4)
+    mixed = chunked_prefill(spec, roofs, w, budget_tokens=6, decode_batch=2, context=3, transform=ep)
+    alone = ep(evaluate(spec, w, roofs))
+    # the chunk's dispatch alone: 4 tokens × 2 copies × (8 + 0.25) B × 1/2 remote = 33 B per layer, 66 s
+    dispatch = next(t for t in alone.ops if t.op.name == "ep_dispatch")
+    assert float(dispatch.time_s) == pytest.approx(33 / 0.5)
+    assert mixed.ttft_s >= float(alone.time_s)  # adding decodes never hides the chunk's all-to-alls

@@ -83,3 +83,14 @@ def test_analyze_what_if_run_and_drafter_model():
     spec = next(r for r in section["remedies"] if r["lever"] == "speculative")
     assert spec["assumptions"]["drafter"] == "llama-3.2-1b" and spec["assumptions"]["draft_weight_bytes"] > 2e9
     assert run.command == "analyze --what-if"
+
+
+def test_an_ep_baseline_keeps_ep_in_every_variant():
+    spec, roofs = load_preset("deepseek-v3"), get_roofs("h200-sxm")
+    w = Workload(phase=Phase.DECODE, batch=32, context=4096, weight_dtype="fp8")
+    result = what_if(spec, roofs, w, Options(ep=8, ep_in_baseline=True))
+    base = result.baseline
+    assert base["fits"] is True  # 98.9 GB of weights per GPU once the experts are split 8 ways
+    assert base["tokens_per_s_per_gpu"] == pytest.approx(32 / base["tpot_s"])  # each rank runs its own 32
+    names = [r["name"] for r in result.ranked]
+    assert names[0] == "batch 32 → 129" and not any(n.startswith(("tp ", "ep ", "pp ")) for n in names)

@@ -24,7 +24,7 @@ import numpy as np
 
 from rooftop.analytic.cost import Array
 from rooftop.analytic.decompose import Op
-from rooftop.analytic.engine import Evaluation, evaluate, roof_rates, time_op
+from rooftop.analytic.engine import Evaluation, Transform, evaluate, roof_rates, same, time_op
 from rooftop.core.points import Phase
 from rooftop.core.roofs import Roofs
 from rooftop.core.workload import Workload
@@ -82,7 +82,9 @@ def merge_step(decode: Evaluation | None, chunk: Evaluation, roofs: Roofs) -> Ar
         if d is not None:
             both = cost + d.cost
             cost = replace(both, weight_bytes=np.maximum(cost.weight_bytes, d.cost.weight_bytes))
-        timed = time_op(Op(t.op.name, t.op.kind, t.op.count, cost, t.op.group), rates, chunk.workload.tp > 1)
+        link = math.isfinite(t.link_bytes_per_s)  # on the link the operator was timed on (NVLink, or EP's NIC)
+        op_rates = {**rates, "link": t.link_bytes_per_s} if link else rates
+        timed = time_op(Op(t.op.name, t.op.kind, t.op.count, cost, t.op.group), op_rates, link)
         total = total + timed.time_s * t.op.count
     return total
 
@@ -97,9 +99,18 @@ def chunk_starts(prompt: int, prefix: int, chunk: int) -> tuple[Array, Array]:
 
 
 def chunked_prefill(
-    spec: ModelSpec, roofs: Roofs, w: Workload, budget_tokens: int, decode_batch: int, context: int
+    spec: ModelSpec,
+    roofs: Roofs,
+    w: Workload,
+    budget_tokens: int,
+    decode_batch: int,
+    context: int,
+    transform: Transform = same,
 ) -> ChunkedPrefill:
-    """Chunk one prompt of ``w.prompt`` tokens beside ``decode_batch`` decodes at ``context``."""
+    """Chunk one prompt of ``w.prompt`` tokens beside ``decode_batch`` decodes at ``context``.
+
+    ``transform`` rewrites every evaluation (expert parallelism) before the steps are merged.
+    """
     chunk = budget_tokens - decode_batch
     if chunk < 1:
         raise WorkloadError(
@@ -109,14 +120,13 @@ def chunked_prefill(
     prefix = int(np.asarray(w.cached_prefix))
     past, new = chunk_starts(prompt, prefix, chunk)
     chunk_w = replace(w, phase=Phase.PREFILL, batch=1, prompt=past + new, cached_prefix=past)
-    chunks = evaluate(spec, chunk_w, roofs)
+    chunks = transform(evaluate(spec, chunk_w, roofs))
     decode = None
     decode_s = 0.0
     if decode_batch > 0:
-        decode = evaluate(
-            spec, replace(w, phase=Phase.DECODE, batch=decode_batch, context=context, decode_new=1), roofs
-        )
+        decode_w = replace(w, phase=Phase.DECODE, batch=decode_batch, context=context, decode_new=1)
+        decode = transform(evaluate(spec, decode_w, roofs))
         decode_s = float(decode.time_s)
-    whole = evaluate(spec, replace(w, phase=Phase.PREFILL, batch=1), roofs)
+    whole = transform(evaluate(spec, replace(w, phase=Phase.PREFILL, batch=1), roofs))
     step = np.atleast_1d(merge_step(decode, chunks, roofs))
     return ChunkedPrefill(budget_tokens, decode_batch, chunk, step, decode_s, float(whole.time_s))

@@ -11,6 +11,7 @@ All arrays broadcast over the workload grid, so one call evaluates thousands of 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +36,7 @@ class OpTiming:
     op: Op
     time_s: Array
     bound: NDArray[np.int8]  # index into BOUNDS
+    link_bytes_per_s: float = float("nan")  # the link roof its link bytes were timed on (NaN: none)
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,14 @@ class Evaluation:
         return out
 
 
+Transform = Callable[["Evaluation"], "Evaluation"]  # rewrites an evaluation (expert parallelism)
+
+
+def same(ev: Evaluation) -> Evaluation:
+    """The identity transform."""
+    return ev
+
+
 def roof_rates(roofs: Roofs, w: Workload) -> dict[str, float]:
     """The compute and bandwidth rates operators are timed against (link NaN when absent)."""
     tensor = roofs.peak(w.compute)
@@ -122,7 +132,7 @@ def time_op(op: Op, rates: dict[str, float], link: bool) -> OpTiming:
         link_t = c.link_bytes / rates["link"]
         bound = np.where(link_t > time_s, np.int8(2), bound)
         time_s = np.maximum(time_s, link_t)
-    return OpTiming(op, time_s, bound)
+    return OpTiming(op, time_s, bound, rates["link"] if link else float("nan"))
 
 
 def evaluate(spec: ModelSpec, workload: Workload, roofs: Roofs) -> Evaluation:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from rooftop.analytic.cost import Array
-from rooftop.analytic.engine import Evaluation, evaluate
+from rooftop.analytic.engine import Evaluation, Transform, evaluate, same
 from rooftop.analytic.memory import weights_bytes_per_gpu
 from rooftop.core.points import Phase
 from rooftop.core.roofs import Roofs
@@ -121,13 +121,18 @@ class Speculation:
         return self.plain_step_s / self.tpot_s
 
 
-def speculate(spec: ModelSpec, w: Workload, roofs: Roofs, k: int, alpha: float, drafter: Drafter) -> Speculation:
-    """Speculative decoding of ``spec`` at decode workload ``w`` (k drafts, acceptance α)."""
+def speculate(
+    spec: ModelSpec, w: Workload, roofs: Roofs, k: int, alpha: float, drafter: Drafter, transform: Transform = same
+) -> Speculation:
+    """Speculative decoding of ``spec`` at decode workload ``w`` (k drafts, acceptance α).
+
+    ``transform`` rewrites the target's evaluations (expert parallelism), not the drafter's.
+    """
     check(k, alpha)
     if w.phase is not Phase.DECODE:
         raise WorkloadError("speculative decoding applies to decode workloads")
     plain = replace(w, decode_new=1)
-    verify = evaluate(spec, verify_workload(plain, k), roofs)
+    verify = transform(evaluate(spec, verify_workload(plain, k), roofs))
     draft_spec = drafter.spec_for(spec)
     draft_s: Array = np.zeros(())
     draft_bytes = 0.0
@@ -139,7 +144,14 @@ def speculate(spec: ModelSpec, w: Workload, roofs: Roofs, k: int, alpha: float, 
                 (draft_spec.embedding_params + draft_spec.lm_head_params) * dtype(plain.weight_dtype).bytes / w.tp
             )
     return Speculation(
-        k, alpha, drafter.label, evaluate(spec, plain, roofs).time_s, verify.time_s, draft_s, draft_bytes, verify
+        k,
+        alpha,
+        drafter.label,
+        transform(evaluate(spec, plain, roofs)).time_s,
+        verify.time_s,
+        draft_s,
+        draft_bytes,
+        verify,
     )
 
 

@@ -9,13 +9,14 @@ apply (none when it does not apply: INT4 weights that are INT4 already, EP on a 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from rooftop.analytic.chunked import chunked_prefill
 from rooftop.analytic.disaggregation import kv_transfer_bytes, link_rate
-from rooftop.analytic.engine import evaluate
+from rooftop.analytic.engine import Transform, evaluate, same
 from rooftop.analytic.expert_parallel import ExpertParallel, apply_ep
 from rooftop.analytic.expert_parallel import weights_bytes_per_gpu as ep_weights
 from rooftop.analytic.memory import budget
@@ -48,6 +49,22 @@ class Options:
     kv_link: str = "inter"
     slo: SLO = field(default_factory=SLO)
     memory_utilization: float = 0.9
+    ep_in_baseline: bool = False  # the workload itself runs EP (``--ep``): every variant keeps it
+
+    def layout(self) -> ExpertParallel:
+        """The EP layout of these options."""
+        return ExpertParallel(self.ep, self.ep_link, self.a2a, self.ep_imbalance)
+
+    def transform(self) -> Transform:
+        """What every evaluation of the target goes through: EP when the baseline has it."""
+        if not self.ep_in_baseline:
+            return same
+        return partial(apply_ep, layout=self.layout())
+
+    @property
+    def ranks(self) -> int:
+        """EP ranks of the baseline (1 without EP): each runs the workload's batch."""
+        return self.ep if self.ep_in_baseline else 1
 
 
 @dataclass(frozen=True)
@@ -120,31 +137,40 @@ def prefill_of(w: Workload) -> Workload:
     return w if w.phase is Phase.PREFILL else replace(w, phase=Phase.PREFILL, batch=1)
 
 
+def _weights(spec: ModelSpec, w: Workload, opts: Options, weights_bytes: float) -> float:
+    """Weight bytes per GPU, the routed experts split over the EP ranks when the baseline has EP."""
+    return ep_weights(spec, weights_bytes, w.tp, opts.layout()) if opts.ep_in_baseline else weights_bytes
+
+
 def _fit(spec: ModelSpec, roofs: Roofs, w: Workload, opts: Options, weights_bytes: float | None = None) -> float:
     mem = budget(spec, decode_of(w), roofs.capacity_bytes, opts.memory_utilization)
     if not np.isfinite(roofs.capacity_bytes):
         return float("inf")
-    weights = mem.weights_bytes if weights_bytes is None else weights_bytes
+    weights = _weights(spec, w, opts, mem.weights_bytes) if weights_bytes is None else weights_bytes
     return float(mem.usable_bytes - weights - np.asarray(mem.kv_cache_bytes) - np.asarray(mem.activation_bytes))
 
 
-def step_s(spec: ModelSpec, roofs: Roofs, w: Workload, memo: dict[Workload, float] | None = None) -> float:
+def step_s(
+    spec: ModelSpec, roofs: Roofs, w: Workload, memo: dict[Workload, float] | None = None, transform: Transform = same
+) -> float:
     """Step time of the scalar workload ``w``, remembered in ``memo`` (variants share prefills)."""
     if memo is None:
-        return float(evaluate(spec, w, roofs).time_s)
+        return float(transform(evaluate(spec, w, roofs)).time_s)
     if w not in memo:
-        memo[w] = float(evaluate(spec, w, roofs).time_s)
+        memo[w] = float(transform(evaluate(spec, w, roofs)).time_s)
     return memo[w]
 
 
 def state_of(
     spec: ModelSpec, roofs: Roofs, w: Workload, opts: Options, memo: dict[Workload, float] | None = None
 ) -> State:
-    """Evaluate the serving point ``w``."""
-    tpot = step_s(spec, roofs, decode_of(w), memo)
-    ttft = step_s(spec, roofs, prefill_of(w), memo)
+    """Evaluate the serving point ``w`` (with EP on every rank when the options' baseline has it)."""
+    t = opts.transform()
+    tpot = step_s(spec, roofs, decode_of(w), memo, t)
+    ttft = step_s(spec, roofs, prefill_of(w), memo, t)
     free = _fit(spec, roofs, w, opts)
-    return State(ttft, tpot, float(np.asarray(w.batch)), w.tp, free >= 0, free, ttft + tpot)
+    batch = float(np.asarray(w.batch)) * opts.ranks
+    return State(ttft, tpot, batch, w.tp * opts.ranks, free >= 0, free, ttft + tpot)
 
 
 def _workload_variant(ctx: Context, name: str, lever: str, w: Workload, assumptions: dict[str, Any]) -> Variant:
@@ -154,7 +180,9 @@ def _workload_variant(ctx: Context, name: str, lever: str, w: Workload, assumpti
 def lever_batch(ctx: Context) -> list[Variant]:
     """Batch × n, capped at the largest batch whose KV fits."""
     mem = budget(ctx.spec, decode_of(ctx.w), ctx.roofs.capacity_bytes, ctx.opts.memory_utilization)
-    limit = float(np.asarray(mem.max_batch)) if np.isfinite(ctx.roofs.capacity_bytes) else float("inf")
+    per_sequence = float(np.asarray(mem.kv_cache_bytes) + np.asarray(mem.activation_bytes)) / ctx.batch
+    room = mem.usable_bytes - _weights(ctx.spec, ctx.w, ctx.opts, mem.weights_bytes)
+    limit = max(room, 0.0) // per_sequence if np.isfinite(ctx.roofs.capacity_bytes) else float("inf")
     target = ctx.batch * ctx.opts.batch_factor
     new = int(min(target, limit)) if np.isfinite(limit) else target
     if new <= ctx.batch:
@@ -206,7 +234,7 @@ def lever_speculative(ctx: Context) -> list[Variant]:
     """Speculative decoding at the options' k, α and drafter (decode only)."""
     o = ctx.opts
     d = decode_of(ctx.w)
-    sp = speculate(ctx.spec, d, ctx.roofs, o.spec_k, o.spec_alpha, o.drafter)
+    sp = speculate(ctx.spec, d, ctx.roofs, o.spec_k, o.spec_alpha, o.drafter, o.transform())
     tpot = float(sp.tpot_s)
     free = ctx.base.free_bytes - sp.draft_weight_bytes
     state = replace(
@@ -233,7 +261,7 @@ def lever_chunked(ctx: Context) -> list[Variant]:
     decodes = ctx.batch if ctx.w.phase is Phase.DECODE else 0
     context = int(np.asarray(decode_of(ctx.w).context))
     one = prefill_of(ctx.w) if ctx.w.phase is Phase.DECODE else replace(ctx.w, batch=1)
-    c = chunked_prefill(ctx.spec, ctx.roofs, one, o.chunk_tokens, decodes, context)
+    c = chunked_prefill(ctx.spec, ctx.roofs, one, o.chunk_tokens, decodes, context, o.transform())
     if c.chunks < 2 and decodes == 0:
         return []
     state = replace(ctx.base, ttft_s=c.ttft_s, max_itl_s=c.max_itl_s if decodes else ctx.base.max_itl_s)
@@ -248,7 +276,12 @@ def lever_chunked(ctx: Context) -> list[Variant]:
 
 
 def lever_parallel(ctx: Context) -> list[Variant]:
-    """TP × 2 (and ÷ 2), EP over the options' ranks for MoE models, PP × the options' stages."""
+    """TP × 2 (and ÷ 2), EP over the options' ranks for MoE models, PP × the options' stages.
+
+    None when the baseline runs EP already: other splits of an EP layout are not modelled.
+    """
+    if ctx.opts.ep_in_baseline:
+        return []
     out = []
     candidates = [ctx.w.tp * 2, ctx.w.tp // 2]
     if not ctx.base.fits:  # also the smallest TP (up to 8) whose weights and KV fit

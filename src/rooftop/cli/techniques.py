@@ -142,6 +142,7 @@ def build(flags: dict[str, Any], slo: SLO, output_tokens: int = 256, memory_util
         kv_link=flags["kv_link"],
         slo=slo,
         memory_utilization=memory_utilization,
+        ep_in_baseline=(flags["ep"] or 1) > 1,
     )
     return Techniques(
         opts,
