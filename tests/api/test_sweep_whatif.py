@@ -42,3 +42,17 @@ def test_chunked_ttft_and_what_if_at_the_operating_point():
         section["cell"] == {"batch": 64, "context": 2304} and section["rank_metric"] == "goodput_tokens_per_s_per_gpu"
     )
     assert any(rem.predicted for f in r.findings for rem in f.remedies)
+
+
+def test_ep_sweep_admits_what_analyze_admits():
+    from rooftop.api.techniques import analyze_techniques
+
+    spec, roofs = load_preset("deepseek-v3"), get_roofs("h200-sxm")
+    base = Workload(weight_dtype="fp8")
+    grid = sweep_grid(spec, roofs, base, [1, 32], [2304], 2048, 256)
+    assert grid.max_batch[0] == 0  # 671 GB of fp8 weights: nothing fits on one GPU without EP
+    t = Techniques(Options(ep=8, ep_in_baseline=True), ep=True)
+    ep_grid = transform_grid(grid, spec, roofs, t)
+    run = analyze_techniques(spec, roofs, [Workload(phase=Phase.DECODE, batch=32, context=2304, weight_dtype="fp8")], t)
+    assert ep_grid.max_batch[0] == run.results[0].memory["max_batch"] == 230
+    assert any("ep_dispatch" == op.op.name for op in ep_grid.decode.ops)

@@ -47,6 +47,7 @@ def transform_grid(grid: SweepGrid, spec: ModelSpec, roofs: Roofs, t: Techniques
             bytes=cells(ev.bytes),
             bound=bound_codes(ev, shape),
             decode=ev,
+            max_batch=ep_admission(grid, spec, roofs, t),
         )
     if t.speculative:
         sp = speculate(spec, grid.decode.workload, roofs, o.spec_k, o.spec_alpha, o.drafter)
@@ -63,6 +64,24 @@ def transform_grid(grid: SweepGrid, spec: ModelSpec, roofs: Roofs, t: Techniques
         prompt = replace(base, phase=Phase.PREFILL, batch=1, prompt=grid.prompt, cached_prefix=grid.cached_prefix)
         grid = replace(grid, ttft_s=chunked_prefill(spec, roofs, prompt, o.chunk_tokens, 0, 0).ttft_s)
     return grid
+
+
+def ep_admission(grid: SweepGrid, spec: ModelSpec, roofs: Roofs, t: Techniques) -> np.ndarray:
+    """KV admission per context with EP's weights per GPU (a shared prefix held once, as the sweep does)."""
+    from rooftop.analytic.expert_parallel import weights_bytes_per_gpu
+    from rooftop.analytic.memory import budget
+
+    w = replace(grid.decode.workload, batch=1, context=grid.context)
+    mem = budget(spec, w, roofs.capacity_bytes, t.opts.memory_utilization)
+    if not np.isfinite(roofs.capacity_bytes):
+        return grid.max_batch
+    kv = np.asarray(mem.kv_bytes_per_sequence, dtype=np.float64)
+    after = np.asarray(w.kv_tokens_after, dtype=np.float64)
+    shared = kv * np.minimum(grid.cached_prefix, after) / after
+    weights = weights_bytes_per_gpu(spec, mem.weights_bytes, w.tp, t.layout())
+    room = np.maximum(mem.usable_bytes - weights - shared, 0)
+    out: np.ndarray = np.floor(room / (kv - shared + np.asarray(mem.activation_bytes))).ravel()
+    return out
 
 
 def cohort_what_if(
