@@ -162,8 +162,14 @@ def what_if_measured(req: MeasuredWhatIf, progress: Progress | None = None) -> l
         _row(f"decode batch 1 → {req.batch}", "tokens/s", "decode_b1", "decode_bn", (1, req.batch), predicted, measured)
     ]
     if "decode_bf16" in measured:
+        note = f"calibrated in {req.dtype}: bf16 is predicted with {req.dtype}'s kernel efficiencies on half the bytes"
         rows.append(
-            _row("fp32 → bf16 (decode, batch 1)", "tokens/s", "decode_b1", "decode_bf16", (1, 1), predicted, measured)
+            {
+                **_row(
+                    "fp32 → bf16 (decode, batch 1)", "tokens/s", "decode_b1", "decode_bf16", (1, 1), predicted, measured
+                ),
+                "note": note,
+            }
         )
     rows.append(_row(f"chunked prompt ({req.chunk} tokens)", "TTFT", "prefill", "chunked", (1, 1), predicted, measured))
     return rows
