@@ -47,3 +47,15 @@ def test_measured_table():
     ]
     text = _text(measured_table(rows))
     assert "×5.00" in text and "×4.00" in text and "+25%" in text
+
+
+def test_ridge_table_shows_the_crossing():
+    from rooftop.analytic.speculative import ridge_table as rows_of
+    from rooftop.report.whatif import ridge_table
+
+    rows = rows_of(load_preset("llama-3.1-8b"), Workload(phase=Phase.DECODE, batch=32), get_roofs("h100-sxm"))
+    text = _text(ridge_table(rows))
+    lines = [line.split() for line in text.splitlines()[2:] if line.strip()]
+    assert [int(cells[0]) for cells in lines] == [1, 2, 4, 8, 16]
+    # batch 32 × (k + 1) tokens: the GEMMs cross the ridge (295 FLOP/B) between k + 1 = 8 and 16
+    assert lines[3][-1] == "memory:weights" and lines[4][-1] == "compute"

@@ -67,6 +67,24 @@ def _speculative(s: dict[str, Any]) -> str:
     )
 
 
+def ridge_table(rows: list[dict[str, Any]]) -> Table:
+    """The verify step as k + 1 grows (1, 2, 4, 8, 16): time, GEMM and step intensity, bound."""
+    table = Table(title="verify step as k + 1 grows", title_justify="left", box=None, header_style="bold")
+    for name in ("k + 1", "verify", "GEMM FLOP/B", "step FLOP/B"):
+        table.add_column(name, justify="right")
+    table.add_column("bound")
+    for r in rows:
+        if r["new_tokens"] in (1, 2, 4, 8, 16, 32):
+            table.add_row(
+                str(r["new_tokens"]),
+                seconds(r["verify_s"]),
+                f"{r['gemm_intensity']:.3g}",
+                f"{r['step_intensity']:.3g}",
+                str(r["bound"]),
+            )
+    return table
+
+
 def _chunked(s: dict[str, Any]) -> str:
     return (
         f"chunked prefill: budget {s['budget_tokens']} = {s['decode_batch']} decodes + chunk {s['chunk_tokens']};"
@@ -124,6 +142,8 @@ def render_result_extras(result: Result, console: Console) -> None:
     console.print(Text(result_title(result), style="bold"))
     for key in keys:
         console.print(Text(RENDERERS[key](result.extra[key])))
+        if key == "speculative":
+            console.print(ridge_table(result.extra[key]["ridge_table"]))
     if "what_if" in result.extra:
         console.print(what_if_table(result.extra["what_if"]))
 
