@@ -9,8 +9,8 @@ from rooftop.api.sweep_whatif import transform_grid
 from rooftop.api.techniques import Techniques
 from rooftop.api.whatif import Options
 from rooftop.core.points import Phase
+from rooftop.core.slo import SLO
 from rooftop.core.workload import Workload
-from rooftop.diagnose.sweep import SLO
 from rooftop.hardware.catalog import get_roofs
 from rooftop.models.presets import load_preset
 

@@ -4,8 +4,8 @@ from rooftop.analytic.speculative import Drafter
 from rooftop.api.analyze import analyze
 from rooftop.api.whatif import Options, analyze_what_if, attach, gain, what_if
 from rooftop.core.points import Phase
+from rooftop.core.slo import SLO
 from rooftop.core.workload import Workload
-from rooftop.diagnose.sweep import SLO
 from rooftop.hardware.catalog import get_roofs
 from rooftop.models.presets import load_preset
 

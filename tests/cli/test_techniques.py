@@ -1,7 +1,7 @@
 import pytest
 
 from rooftop.cli.techniques import NAMES, build, drafter_of
-from rooftop.diagnose.sweep import SLO
+from rooftop.core.slo import SLO
 from rooftop.errors import RooftopError
 
 

@@ -24,8 +24,8 @@ from rooftop.analytic.pipeline import plan
 from rooftop.analytic.speculative import Drafter, speculate
 from rooftop.core.points import Phase
 from rooftop.core.roofs import Roofs
+from rooftop.core.slo import SLO
 from rooftop.core.workload import Workload
-from rooftop.diagnose.sweep import SLO
 from rooftop.dtypes import dtype
 from rooftop.errors import RooftopError
 from rooftop.models.spec import ModelSpec

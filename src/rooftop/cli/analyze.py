@@ -8,14 +8,18 @@ import click
 
 from rooftop.api import analyze as run_analysis
 from rooftop.api import workloads_for
+from rooftop.cli.flags import hint
 from rooftop.cli.options import DTYPES, IntList, catalog_roofs, hardware_options
 from rooftop.cli.output import emit, output_options
 from rooftop.cli.techniques import build, technique_options
+from rooftop.core.artifact import Run
 from rooftop.core.points import Phase
+from rooftop.core.roofs import Roofs
+from rooftop.core.slo import SLO
 from rooftop.core.workload import Workload
-from rooftop.diagnose.sweep import SLO
 from rooftop.errors import WorkloadError
 from rooftop.models.presets import resolve_model
+from rooftop.models.spec import ModelSpec
 from rooftop.units import parse_seconds
 
 
@@ -189,13 +193,7 @@ def analyze(
 
         emit(analyze_techniques(spec, roofs, workloads, techniques), as_json, output, render=render_analysis)
         return
-    if calibrated:
-        from rooftop.api.calibrated import analyze_calibrated
-
-        run = analyze_calibrated(spec, workloads, "cpu", 1, memory_utilization)
-    else:
-        run = run_analysis(spec, roofs, workloads, memory_utilization)
-    emit(run, as_json, output)
+    emit(_run(spec, roofs, workloads, memory_utilization, calibrated), as_json, output)
 
 
 def _workloads(phase: str, batch: list[int], prompt: list[int], context: list[int], base: Workload) -> list[Workload]:
@@ -204,3 +202,13 @@ def _workloads(phase: str, batch: list[int], prompt: list[int], context: list[in
         workloads = workloads_for([Phase.PREFILL], [1], prompt, context, base)
         return workloads + workloads_for([Phase.DECODE], batch, prompt, context, base)
     return workloads_for([Phase(phase)], batch, prompt, context, base)
+
+
+def _run(spec: ModelSpec, roofs: Roofs, workloads: list[Workload], memory_utilization: float, calibrated: bool) -> Run:
+    """The analytic run, or (--calibrated) its operators timed by this CPU's cached calibration."""
+    if not calibrated:
+        return run_analysis(spec, roofs, workloads, memory_utilization)
+    from rooftop.api.calibrated import analyze_calibrated
+
+    with hint("run `rooftop profile --device cpu`"):
+        return analyze_calibrated(spec, workloads, "cpu", 1, memory_utilization)

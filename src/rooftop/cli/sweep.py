@@ -14,8 +14,8 @@ from rooftop.cli.options import DTYPES, IntList, catalog_roofs, hardware_options
 from rooftop.cli.output import emit, output_options
 from rooftop.cli.techniques import build, technique_options
 from rooftop.core.artifact import Run
+from rooftop.core.slo import SLO
 from rooftop.core.workload import Workload
-from rooftop.diagnose.sweep import SLO
 from rooftop.errors import WorkloadError
 from rooftop.models.presets import resolve_model
 from rooftop.units import parse_seconds

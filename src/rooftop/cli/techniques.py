@@ -10,7 +10,7 @@ import click
 from rooftop.analytic.speculative import DRAFTERS, Drafter
 from rooftop.api.techniques import Techniques
 from rooftop.api.whatif import Options
-from rooftop.diagnose.sweep import SLO
+from rooftop.core.slo import SLO
 from rooftop.models.presets import resolve_model
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding
 from rooftop.diagnose.engine import Evidence, rule
 from rooftop.diagnose.remedies import CHECK_FIRST, REMEDIES
@@ -14,35 +15,33 @@ SHORT_KERNEL_S = 20e-6  # a median kernel this short cannot hide a ~5-10 µs lau
 @rule
 def trace_launch_overhead(ev: Evidence) -> list[Finding]:
     """Flag when ≥ 30 % of kernels are shorter than their launch call and the median kernel is < 20 µs."""
-    tl = ev.extra.get("timeline")
-    if not isinstance(tl, dict) or tl.get("kernels", 0) < MIN_KERNELS:
+    tl = ev.timeline
+    if tl is None or tl.kernels < MIN_KERNELS:
         return []
-    launch = tl.get("launch", {})
-    short = launch.get("shorter_than_launch_share", 0.0)
-    median = launch.get("kernel_median_s", 1.0)
+    launch = tl.launch
+    short, median = launch.shorter_than_launch_share, launch.kernel_median_s
     if short < SHORT_SHARE or median >= SHORT_KERNEL_S:
         return []
-    graphs = tl.get("cuda_graph", {})
-    in_graphs = graphs.get("graph_kernels", 0) / tl["kernels"]
-    call_us = launch.get("call_median_s", 0.0) * 1e6
+    in_graphs = tl.graph_kernels / tl.kernels
+    call_us = (launch.call_median_s or 0.0) * 1e6
     return [
         Finding(
             code="launch-overhead",
-            severity="warn",
+            severity=Severity.WARN,
             title=(
-                f"{short:.0%} of {tl['kernels']} kernels run shorter than their launch call "
+                f"{short:.0%} of {tl.kernels} kernels run shorter than their launch call "
                 f"(median kernel {median * 1e6:.3g} µs, median launch call {call_us:.3g} µs"
                 f"; {in_graphs:.0%} from CUDA-graph replays)"
             ),
             bottleneck="launch",
             evidence={
-                "kernels": tl["kernels"],
+                "kernels": tl.kernels,
                 "shorter_than_launch_share": round(short, 3),
                 "kernel_median_s": median,
-                "launch_call_median_s": launch.get("call_median_s"),
-                "launch_delay_median_s": launch.get("delay_median_s"),
-                "graph_kernels": graphs.get("graph_kernels", 0),
-                "graph_launches": graphs.get("graph_launches", 0),
+                "launch_call_median_s": launch.call_median_s,
+                "launch_delay_median_s": launch.delay_median_s,
+                "graph_kernels": tl.graph_kernels,
+                "graph_launches": tl.graph_launches,
             },
             remedies=REMEDIES["launch"],
             check_first=CHECK_FIRST["launch"],
