@@ -24,6 +24,7 @@ import numpy as np
 from rooftop.analytic.cost import Array, OpCost
 from rooftop.analytic.decompose import Op
 from rooftop.analytic.engine import Evaluation, OpTiming, roof_rates, time_op
+from rooftop.analytic.memory import param_count
 from rooftop.analytic.ops.gemm import expected_experts
 from rooftop.analytic.registry import OpKind, cost
 from rooftop.dtypes import dtype
@@ -165,7 +166,7 @@ def expert_weight_share(spec: ModelSpec) -> float:
         return 0.0
     gate_up = 2 if spec.gated_mlp else 1
     routed = spec.moe_layers * spec.moe.experts * (gate_up + 1) * spec.hidden * spec.moe.expert_ffn
-    return routed / spec.param_count()
+    return routed / param_count(spec)
 
 
 def weights_bytes_per_gpu(spec: ModelSpec, weight_bytes_tp: float, tp: int, layout: ExpertParallel) -> float:

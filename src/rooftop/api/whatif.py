@@ -16,6 +16,7 @@ assumptions; the ranked list goes in the result's ``what_if`` section.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -69,12 +70,10 @@ def gain(metric: str, before: float, after: float) -> float:
     return after / before - 1.0
 
 
+@functools.cache
 def _side_effects(lever: str) -> str:
-    for remedies in REMEDIES.values():
-        for r in remedies:
-            if r.lever == lever:
-                return r.side_effects
-    return ""
+    """The side effects of the first remedy of the table that names ``lever``."""
+    return next((r.side_effects for rows in REMEDIES.values() for r in rows if r.lever == lever), "")
 
 
 def _entry(v: Variant, baseline: dict[str, Any], metric: str, opts: Options) -> dict[str, Any]:
