@@ -7,14 +7,13 @@ from rooftop.api.whatif_levers import (
     Options,
     decode_of,
     lever_chunked,
-    lever_disaggregate,
     lever_flash,
     lever_kv_fp8,
-    lever_parallel,
     lever_weight_quant,
     prefill_of,
     state_of,
 )
+from rooftop.api.whatif_parallel import lever_disaggregate, lever_parallel
 from rooftop.core.points import Phase
 from rooftop.core.workload import Workload
 from rooftop.hardware.catalog import get_roofs

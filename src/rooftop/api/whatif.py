@@ -2,7 +2,7 @@
 
 Each lever of :data:`rooftop.diagnose.remedies.LEVERS` (batch × n, FP8/INT4 weights, FP8 GEMMs,
 FP8 KV, speculative decoding, flash attention, chunked prefill, another TP/EP/PP split,
-disaggregation) is applied by :mod:`rooftop.api.whatif_levers`; every variant is predicted on
+disaggregation) is applied by :mod:`rooftop.api.whatif_levers` (splits of the GPUs: :mod:`rooftop.api.whatif_parallel`); every variant is predicted on
 the same roofs as the baseline and ranked by its gain in one metric:
 
 * goodput per GPU under the SLOs when any SLO is set;
@@ -23,7 +23,20 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from rooftop.api.analyze import analyze
-from rooftop.api.whatif_levers import LEVER_FUNCTIONS, Context, Options, Variant, state_of
+from rooftop.api.whatif_levers import (
+    Context,
+    Options,
+    Variant,
+    lever_batch,
+    lever_chunked,
+    lever_flash,
+    lever_fp8_gemm,
+    lever_kv_fp8,
+    lever_speculative,
+    lever_weight_quant,
+    state_of,
+)
+from rooftop.api.whatif_parallel import lever_disaggregate, lever_parallel
 from rooftop.core.artifact import Result, Run
 from rooftop.core.findings import Finding, Remedy
 from rooftop.core.points import Phase
@@ -33,6 +46,18 @@ from rooftop.diagnose.remedies import LEVERS, REMEDIES
 from rooftop.models.spec import ModelSpec
 
 __all__ = ["Options", "WhatIf", "analyze_what_if", "attach", "what_if"]
+
+LEVER_FUNCTIONS = {
+    "batch": lever_batch,
+    "weight-quant": lever_weight_quant,
+    "fp8-gemm": lever_fp8_gemm,
+    "kv-fp8": lever_kv_fp8,
+    "speculative": lever_speculative,
+    "flash-attention": lever_flash,
+    "chunked-prefill": lever_chunked,
+    "parallel": lever_parallel,
+    "disaggregate": lever_disaggregate,
+}
 
 SHOWN_METRICS = ("ttft_s", "tpot_s", "tokens_per_s", "tokens_per_s_per_gpu", "goodput_tokens_per_s_per_gpu")
 

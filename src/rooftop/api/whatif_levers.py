@@ -15,19 +15,16 @@ from typing import Any
 import numpy as np
 
 from rooftop.analytic.chunked import chunked_prefill
-from rooftop.analytic.disaggregation import kv_transfer_bytes, link_rate
 from rooftop.analytic.engine import Transform, evaluate, same
 from rooftop.analytic.expert_parallel import ExpertParallel, apply_ep
 from rooftop.analytic.expert_parallel import weights_bytes_per_gpu as ep_weights
 from rooftop.analytic.memory import budget
-from rooftop.analytic.pipeline import plan
 from rooftop.analytic.speculative import Drafter, speculate
 from rooftop.core.points import Phase
 from rooftop.core.roofs import Roofs
 from rooftop.core.slo import SLO
 from rooftop.core.workload import Workload
 from rooftop.dtypes import dtype
-from rooftop.errors import RooftopError
 from rooftop.models.spec import ModelSpec
 
 
@@ -142,7 +139,8 @@ def _weights(spec: ModelSpec, w: Workload, opts: Options, weights_bytes: float) 
     return ep_weights(spec, weights_bytes, w.tp, opts.layout()) if opts.ep_in_baseline else weights_bytes
 
 
-def _fit(spec: ModelSpec, roofs: Roofs, w: Workload, opts: Options, weights_bytes: float | None = None) -> float:
+def free_bytes(spec: ModelSpec, roofs: Roofs, w: Workload, opts: Options, weights_bytes: float | None = None) -> float:
+    """Usable bytes left at the serving point's decode (``weights_bytes`` replaces the weights)."""
     mem = budget(spec, decode_of(w), roofs.capacity_bytes, opts.memory_utilization)
     if not np.isfinite(roofs.capacity_bytes):
         return float("inf")
@@ -168,12 +166,13 @@ def state_of(
     t = opts.transform()
     tpot = step_s(spec, roofs, decode_of(w), memo, t)
     ttft = step_s(spec, roofs, prefill_of(w), memo, t)
-    free = _fit(spec, roofs, w, opts)
+    free = free_bytes(spec, roofs, w, opts)
     batch = float(np.asarray(w.batch)) * opts.ranks
     return State(ttft, tpot, batch, w.tp * opts.ranks, free >= 0, free, ttft + tpot)
 
 
-def _workload_variant(ctx: Context, name: str, lever: str, w: Workload, assumptions: dict[str, Any]) -> Variant:
+def workload_variant(ctx: Context, name: str, lever: str, w: Workload, assumptions: dict[str, Any]) -> Variant:
+    """The serving point ``w`` (the workload with one change) as a variant."""
     return Variant(name, lever, state_of(ctx.spec, ctx.roofs, w, ctx.opts, ctx.memo), assumptions)
 
 
@@ -189,7 +188,7 @@ def lever_batch(ctx: Context) -> list[Variant]:
         return []
     w = replace(ctx.w, batch=new)
     capped = {"capped_at_max_batch": True} if new < target else {}
-    return [_workload_variant(ctx, f"batch {ctx.batch} → {new}", "batch", w, {"batch": new, **capped})]
+    return [workload_variant(ctx, f"batch {ctx.batch} → {new}", "batch", w, {"batch": new, **capped})]
 
 
 def lever_weight_quant(ctx: Context) -> list[Variant]:
@@ -199,12 +198,12 @@ def lever_weight_quant(ctx: Context) -> list[Variant]:
     eight = "fp8" if ctx.roofs.has_compute("fp8") else "int8"
     if current > 1:
         w = replace(ctx.w, weight_dtype=eight, compute_dtype="")
-        variant = _workload_variant(ctx, f"weights {eight}", "weight-quant", w, {"weight_dtype": eight})
+        variant = workload_variant(ctx, f"weights {eight}", "weight-quant", w, {"weight_dtype": eight})
         out.append(replace(variant, also=("fp8-gemm",) if eight == "fp8" else ()))
     if current > 0.5:
         w = replace(ctx.w, weight_dtype="int4", compute_dtype="")
         assumptions = {"weight_dtype": "int4", "group_size": ctx.w.quant_group_size, "compute": w.compute}
-        out.append(_workload_variant(ctx, "weights int4 (W4A16)", "weight-quant", w, assumptions))
+        out.append(workload_variant(ctx, "weights int4 (W4A16)", "weight-quant", w, assumptions))
     return out
 
 
@@ -213,21 +212,21 @@ def lever_fp8_gemm(ctx: Context) -> list[Variant]:
     if not ctx.roofs.has_compute("fp8") or ctx.w.compute == "fp8" or dtype(ctx.w.weight_dtype).bytes > 1:
         return []
     w = replace(ctx.w, weight_dtype="fp8", compute_dtype="fp8")
-    return [_workload_variant(ctx, "fp8 GEMMs", "fp8-gemm", w, {"weight_dtype": "fp8", "compute_dtype": "fp8"})]
+    return [workload_variant(ctx, "fp8 GEMMs", "fp8-gemm", w, {"weight_dtype": "fp8", "compute_dtype": "fp8"})]
 
 
 def lever_kv_fp8(ctx: Context) -> list[Variant]:
     """An FP8 KV cache."""
     if dtype(ctx.w.kv_dtype).bytes <= 1:
         return []
-    return [_workload_variant(ctx, "kv fp8", "kv-fp8", replace(ctx.w, kv_dtype="fp8"), {"kv_dtype": "fp8"})]
+    return [workload_variant(ctx, "kv fp8", "kv-fp8", replace(ctx.w, kv_dtype="fp8"), {"kv_dtype": "fp8"})]
 
 
 def lever_flash(ctx: Context) -> list[Variant]:
     """IO-aware attention when the workload materialises scores."""
     if ctx.w.attention == "flash":
         return []
-    return [_workload_variant(ctx, "flash attention", "flash-attention", replace(ctx.w, attention="flash"), {})]
+    return [workload_variant(ctx, "flash attention", "flash-attention", replace(ctx.w, attention="flash"), {})]
 
 
 def lever_speculative(ctx: Context) -> list[Variant]:
@@ -273,125 +272,3 @@ def lever_chunked(ctx: Context) -> list[Variant]:
         "tpot_while_chunking_s": c.tpot_during_s,
     }
     return [Variant(f"chunked prefill ({o.chunk_tokens} tokens)", "chunked-prefill", state, assumptions)]
-
-
-def lever_parallel(ctx: Context) -> list[Variant]:
-    """TP × 2 (and ÷ 2), EP over the options' ranks for MoE models, PP × the options' stages.
-
-    None when the baseline runs EP already: other splits of an EP layout are not modelled.
-    """
-    if ctx.opts.ep_in_baseline:
-        return []
-    out = []
-    candidates = [ctx.w.tp * 2, ctx.w.tp // 2]
-    if not ctx.base.fits:  # also the smallest TP (up to 8) whose weights and KV fit
-        candidates += [tp for tp in (4, 8) if tp > ctx.w.tp * 2]
-    for tp in candidates:
-        variant = _tp_variant(ctx, tp)
-        if variant is not None:
-            out.append(variant)
-            if not ctx.base.fits and variant.state.fits:
-                break
-    for make in (_ep_variant, _pp_variant):
-        try:
-            out += make(ctx)
-        except RooftopError:
-            continue  # the split does not apply to this model or device
-    return out
-
-
-def _tp_variant(ctx: Context, tp: int) -> Variant | None:
-    s = ctx.spec
-    if tp < 1 or tp == ctx.w.tp or tp > 8 or s.heads % tp or not ctx.roofs.has_memory("link"):
-        return None
-    w = replace(ctx.w, tp=tp)
-    assumptions = {"tp": tp, "gpus": tp, "link": "intra (NVLink)"}
-    return _workload_variant(ctx, f"tp {tp}", "parallel", w, assumptions)
-
-
-def _ep_variant(ctx: Context) -> list[Variant]:
-    o = ctx.opts
-    s = ctx.spec
-    if s.moe is None or o.ep < 2:
-        return []
-    layout = ExpertParallel(o.ep, o.ep_link, o.a2a, o.ep_imbalance)
-    d = apply_ep(evaluate(s, decode_of(ctx.w), ctx.roofs), layout)
-    ttft = float(apply_ep(evaluate(s, prefill_of(ctx.w), ctx.roofs), layout).time_s)
-    mem = budget(s, decode_of(ctx.w), ctx.roofs.capacity_bytes, o.memory_utilization)
-    weights = ep_weights(s, mem.weights_bytes, ctx.w.tp, layout)
-    free = _fit(s, ctx.roofs, ctx.w, o, weights)
-    tpot = float(d.time_s)
-    # data-parallel attention: each of the ep ranks runs the workload's batch
-    state = State(ttft, tpot, ctx.base.batch * o.ep, ctx.w.tp * o.ep, free >= 0, free, ttft + tpot)
-    assumptions = {
-        "ep": o.ep,
-        "gpus": ctx.w.tp * o.ep,
-        "link": o.ep_link,
-        "all_to_all": o.a2a,
-        "imbalance": o.ep_imbalance,
-        "attention": "data-parallel: the batch is per GPU",
-    }
-    return [Variant(f"ep {o.ep} ({o.ep_link})", "parallel", state, assumptions)]
-
-
-def _pp_variant(ctx: Context) -> list[Variant]:
-    o = ctx.opts
-    if o.pp < 2:
-        return []
-    d = decode_of(ctx.w)
-    m = o.pp if ctx.batch % o.pp == 0 else 1
-    pipe = plan(ctx.spec, d, ctx.roofs, o.pp, m)
-    fill = plan(ctx.spec, prefill_of(ctx.w), ctx.roofs, o.pp, 1)
-    mem = budget(ctx.spec, d, ctx.roofs.capacity_bytes, o.memory_utilization)
-    free = _fit(ctx.spec, ctx.roofs, ctx.w, o, mem.weights_bytes / o.pp)
-    gpus = ctx.w.tp * o.pp
-    state = State(fill.step_s, pipe.step_s, ctx.base.batch, gpus, free >= 0, free, fill.step_s + pipe.step_s)
-    assumptions = {
-        "pp": o.pp,
-        "gpus": gpus,
-        "microbatches": m,
-        "bubble": pipe.bubble,
-        "stage_s": list(pipe.stage_s),
-        "p2p_bytes_per_boundary": pipe.p2p_bytes,
-        "kv_per_gpu": "held whole on each stage's GPU (conservative: a stage holds only its layers' KV)",
-    }
-    return [Variant(f"pp {o.pp}", "parallel", state, assumptions)]
-
-
-def lever_disaggregate(ctx: Context) -> list[Variant]:
-    """Prefill and decode pools: TTFT + KV transfer, decodes never stalled by a prompt."""
-    o = ctx.opts
-    if ctx.w.phase is not Phase.DECODE:
-        return []
-    link = o.kv_link if ctx.roofs.has_memory("network" if o.kv_link == "inter" else "link") else "intra"
-    if not ctx.roofs.has_memory("link" if link == "intra" else "network"):
-        return []
-    moved = kv_transfer_bytes(ctx.spec, ctx.w)
-    transfer = moved / link_rate(ctx.roofs, link, ctx.w.tp)
-    prefill_s = ctx.base.ttft_s
-    rate = ctx.batch / (o.output_tokens * ctx.base.tpot_s)  # requests/s that keep one decode instance full
-    ratio = rate * prefill_s  # prefill instances per decode instance
-    state = replace(ctx.base, ttft_s=prefill_s + transfer, max_itl_s=ctx.base.tpot_s)
-    assumptions = {
-        "kv_transfer_bytes": moved,
-        "kv_transfer_s": transfer,
-        "link": link,
-        "rate_per_decode_instance": rate,
-        "prefill_to_decode_instances": ratio,
-        "output_tokens": o.output_tokens,
-        "tokens_per_s_per_gpu": "the decode pool's; the prefill pool adds prefill:decode GPUs as stated",
-    }
-    return [Variant("disaggregated prefill/decode", "disaggregate", state, assumptions)]
-
-
-LEVER_FUNCTIONS = {
-    "batch": lever_batch,
-    "weight-quant": lever_weight_quant,
-    "fp8-gemm": lever_fp8_gemm,
-    "kv-fp8": lever_kv_fp8,
-    "speculative": lever_speculative,
-    "flash-attention": lever_flash,
-    "chunked-prefill": lever_chunked,
-    "parallel": lever_parallel,
-    "disaggregate": lever_disaggregate,
-}
