@@ -2,8 +2,9 @@
 
 Each lever of :data:`rooftop.diagnose.remedies.LEVERS` (batch × n, FP8/INT4 weights, FP8 GEMMs,
 FP8 KV, speculative decoding, flash attention, chunked prefill, another TP/EP/PP split,
-disaggregation) is applied by :mod:`rooftop.api.whatif_levers` (splits of the GPUs: :mod:`rooftop.api.whatif_parallel`); every variant is predicted on
-the same roofs as the baseline and ranked by its gain in one metric:
+disaggregation) is applied by :mod:`rooftop.api.whatif_levers` (the splits of the GPUs by
+:mod:`rooftop.api.whatif_parallel`); every variant is predicted on the same roofs as the
+baseline and ranked by its gain in one metric:
 
 * goodput per GPU under the SLOs when any SLO is set;
 * else TTFT (lower is better) for a prefill workload;
