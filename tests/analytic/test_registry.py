@@ -27,7 +27,8 @@ def scratch_registry(monkeypatch):
 
 
 def test_every_op_kind_has_its_formula():
-    assert len(OpKind) == 12  # 10 of one transformer step + EP's all-to-all and PP's point-to-point send
+    # ten transformer kinds + recurrent_state (gated DeltaNet, Mamba) + EP's all-to-all and PP's p2p send
+    assert len(OpKind) == 13
     assert {kind.value for kind in OpKind} <= set(kinds())
     assert formula(OpKind.GEMM) is formula("gemm")
 
@@ -41,6 +42,7 @@ def test_discovery_imports_every_module_in_ops():
         "rooftop.analytic.ops.elementwise",
         "rooftop.analytic.ops.gemm",
         "rooftop.analytic.ops.p2p",
+        "rooftop.analytic.ops.recurrent",
     ]
     assert sorted(discover()) == on_disk
     # every registered formula lives in one of them

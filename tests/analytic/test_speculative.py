@@ -89,3 +89,12 @@ def test_speculation_runs_on_a_grid():
     assert np.shape(sp.tpot_s) == (2, 2)
     one = speculate(spec, Workload(phase=Phase.DECODE, batch=4, context=9), roofs, 2, 0.5, Drafter("ngram"))
     assert float(sp.tpot_s[1, 1]) == pytest.approx(float(one.tpot_s))
+
+
+def test_the_head_is_one_layer_like_the_targets_last():
+    from rooftop.analytic.speculative import head_spec
+
+    mtp = head_spec(load_preset("deepseek-v3"))  # layers 0-2 dense, the last routes to experts
+    assert mtp.layers == 1 and mtp.moe_layers == 1  # DeepSeek's MTP module is a MoE layer
+    sliding = head_spec(load_preset("mistral-7b"))  # per-layer mixers: one entry for one layer
+    assert sliding.layers == 1 and sliding.mixers == ("sliding",)

@@ -59,8 +59,21 @@ class Drafter:
         if self.kind == "ngram":
             return None
         if self.kind == "head":
-            return replace(target, name=f"{target.name} draft head", layers=1)
+            return head_spec(target)
         return self.model
+
+
+def head_spec(target: ModelSpec) -> ModelSpec:
+    """One decoder layer shaped like the target's last (its mixer, its dense or MoE FFN), with its lm_head."""
+    last = target.layers - 1
+    changes: dict[str, object] = {"name": f"{target.name} draft head", "layers": 1}
+    if target.mixers:
+        changes["mixers"] = target.mixers[-1:]
+    if target.ffns:
+        changes["ffns"] = target.ffns[-1:]
+    if target.moe is not None and target.moe.dense_layers:
+        changes["moe"] = replace(target.moe, dense_layers=(0,) if last in target.moe.dense_layers else ())
+    return replace(target, **changes)  # type: ignore[arg-type]
 
 
 def expected_tokens(k: int, alpha: float) -> float:
