@@ -11,6 +11,7 @@ from rooftop.api import workloads_for
 from rooftop.cli.flags import hint
 from rooftop.cli.options import DTYPES, IntList, catalog_roofs, hardware_options
 from rooftop.cli.output import emit, output_options
+from rooftop.cli.params import MAX_TOKENS, MAX_TP, FiniteFloatRange
 from rooftop.cli.techniques import build, technique_options
 from rooftop.core.artifact import Run
 from rooftop.core.points import Phase
@@ -78,7 +79,11 @@ def _seconds(ctx: click.Context, param: click.Parameter, value: str | None) -> f
     help="Compute roof of the GEMMs (default: fp8 for fp8 weights, else the activation dtype).",
 )
 @click.option(
-    "--tp", type=click.IntRange(min=1), default=1, show_default=True, help="Tensor-parallel degree (results per GPU)."
+    "--tp",
+    type=click.IntRange(1, MAX_TP),
+    default=1,
+    show_default=True,
+    help="Tensor-parallel degree (results per GPU).",
 )
 @click.option(
     "--attention",
@@ -90,20 +95,20 @@ def _seconds(ctx: click.Context, param: click.Parameter, value: str | None) -> f
 @click.option("--no-causal", is_flag=True, help="Count the full score rectangle (kernels that mask after computing).")
 @click.option(
     "--cached-prefix",
-    type=click.IntRange(min=0),
+    type=click.IntRange(0, MAX_TOKENS),
     default=0,
     help="Prompt tokens already in the KV cache (prefix caching).",
 )
 @click.option(
     "--quant-group",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MAX_TOKENS),
     default=128,
     show_default=True,
     help="Group size of weight-only quantisation scales.",
 )
 @click.option(
     "--memory-utilization",
-    type=click.FloatRange(0.01, 1.0),
+    type=FiniteFloatRange(0.01, 1.0),
     default=0.9,
     show_default=True,
     help="Usable share of device memory (vLLM's gpu_memory_utilization).",

@@ -10,6 +10,7 @@ from rich.console import Console
 
 from rooftop.cli.options import IntList
 from rooftop.cli.output import emit, output_options, requested_files
+from rooftop.cli.params import MAX_STEPS, MAX_TOKENS, OutputFile, Threads
 from rooftop.cli.roofs import THREADS_HELP
 from rooftop.core.artifact import Run
 
@@ -46,7 +47,7 @@ from rooftop.core.artifact import Run
 @click.option(
     "--prompt",
     "-p",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MAX_TOKENS),
     default=512,
     show_default=True,
     help="Prompt tokens (prefill); decode runs at this context unless --context is given.",
@@ -54,16 +55,18 @@ from rooftop.core.artifact import Run
 @click.option(
     "--context",
     "-c",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MAX_TOKENS),
     help="Cached tokens at decode (the cache is filled by an unprofiled prefill of this length).",
 )
-@click.option("--steps", type=click.IntRange(min=1), default=16, show_default=True, help="Decode steps profiled.")
-@click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True, help=THREADS_HELP)
+@click.option(
+    "--steps", type=click.IntRange(1, MAX_STEPS), default=16, show_default=True, help="Decode steps profiled."
+)
+@click.option("--threads", type=Threads(), default=1, show_default=True, help=THREADS_HELP)
 @click.option("--weights", type=click.Path(file_okay=False), help="Load real *.safetensors from this folder.")
 @click.option(
     "--trace",
     "trace_path",
-    type=click.Path(dir_okay=False),
+    type=OutputFile(),
     help="Where the torch trace goes (open it in Perfetto). Default: beside -o/--report/--plot, "
     "named after it (run.json -> run-trace.json.gz), else rooftop-trace.json.gz in the cache "
     "folder ($ROOFTOP_CACHE_DIR, default ~/.cache/rooftop). The path is printed on stderr.",

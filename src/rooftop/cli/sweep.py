@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import csv
-from pathlib import Path
+import io
 from typing import Any
 
 import click
@@ -12,11 +12,13 @@ from rich.console import Console
 from rooftop.api.sweep import COLUMNS, Cohort, parse_cohort, sweep
 from rooftop.cli.options import DTYPES, IntList, catalog_roofs, hardware_options
 from rooftop.cli.output import emit, output_options
+from rooftop.cli.params import MAX_TOKENS, MAX_TP, FiniteFloatRange, OutputFile
 from rooftop.cli.techniques import build, technique_options
 from rooftop.core.artifact import Run
+from rooftop.core.atomic import write_atomic
 from rooftop.core.slo import SLO
 from rooftop.core.workload import Workload
-from rooftop.errors import WorkloadError
+from rooftop.errors import ReportError, WorkloadError
 from rooftop.models.presets import resolve_model
 from rooftop.units import parse_seconds
 
@@ -27,12 +29,13 @@ def _seconds(ctx: click.Context, param: click.Parameter, value: str | None) -> f
 
 def write_csv(run: Run, path: str) -> None:
     """Every cell of every cohort as CSV (raw SI numbers), with a cohort column."""
-    with Path(path).open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["cohort", *COLUMNS])
-        for result in run.results:
-            for row in result.extra["sweep"]["rows"]:
-                writer.writerow([result.workload.get("cohort", ""), *row])
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer)
+    writer.writerow(["cohort", *COLUMNS])
+    for result in run.results:
+        for row in result.extra["sweep"]["rows"]:
+            writer.writerow([result.workload.get("cohort", ""), *row])
+    write_atomic(path, buffer.getvalue(), ReportError)
 
 
 def render_sweep(run: Run, console: Console) -> None:
@@ -66,13 +69,17 @@ def render_sweep(run: Run, console: Console) -> None:
 @click.option(
     "--prompt",
     "-p",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MAX_TOKENS),
     default=2048,
     show_default=True,
     help="Prompt tokens (TTFT = prefill time of one prompt).",
 )
 @click.option(
-    "--output-tokens", type=click.IntRange(min=1), default=256, show_default=True, help="Output tokens per request."
+    "--output-tokens",
+    type=click.IntRange(1, MAX_TOKENS),
+    default=256,
+    show_default=True,
+    help="Output tokens per request.",
 )
 @click.option(
     "--cohort",
@@ -84,7 +91,7 @@ def render_sweep(run: Run, console: Console) -> None:
 @click.option("--slo-tpot", callback=_seconds, help="Time-per-output-token objective with a unit, e.g. '50ms'.")
 @click.option(
     "--shared-prefix",
-    type=click.IntRange(min=0),
+    type=click.IntRange(0, MAX_TOKENS),
     default=0,
     show_default=True,
     help="Prompt tokens shared by every request (system prompt, tool schema): prefix-cached, KV held once.",
@@ -94,15 +101,15 @@ def render_sweep(run: Run, console: Console) -> None:
 )
 @click.option("--weight-dtype", type=click.Choice(DTYPES), help="Weights.")
 @click.option("--kv-dtype", type=click.Choice(DTYPES), help="KV cache.")
-@click.option("--tp", type=click.IntRange(min=1), default=1, show_default=True, help="Tensor-parallel degree.")
+@click.option("--tp", type=click.IntRange(1, MAX_TP), default=1, show_default=True, help="Tensor-parallel degree.")
 @click.option(
     "--memory-utilization",
-    type=click.FloatRange(0.01, 1.0),
+    type=FiniteFloatRange(0.01, 1.0),
     default=0.9,
     show_default=True,
     help="Usable share of device memory (vLLM's gpu_memory_utilization).",
 )
-@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, writable=True), help="Write every cell as CSV.")
+@click.option("--csv", "csv_path", type=OutputFile(), help="Write every cell as CSV.")
 @technique_options
 @output_options
 def sweep_command(

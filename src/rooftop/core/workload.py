@@ -25,6 +25,7 @@ from rooftop.dtypes import dtype as lookup_dtype
 from rooftop.errors import WorkloadError
 
 ATTENTION_IMPLS = ("flash", "materialized")
+MAX_TOKENS = 1 << 24  # sequences in a batch, tokens in a prompt or context: 16,777,216
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,8 @@ class Workload:
             low = 0 if name in ("context", "cached_prefix") else 1
             if np.any(values < low):
                 raise WorkloadError(f"{name} must be ≥ {low}, got {values.min()}")
+            if np.any(values > MAX_TOKENS):  # beyond: float overflow and TTFTs of 1e30 s, not a workload
+                raise WorkloadError(f"{name} must be ≤ {MAX_TOKENS:,}, got {values.max():.4g}")
         if np.any(np.asarray(self.cached_prefix) >= np.asarray(self.prompt)):
             raise WorkloadError("cached_prefix must be shorter than the prompt")
         if self.tp < 1:
