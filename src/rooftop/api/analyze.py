@@ -8,22 +8,25 @@ from __future__ import annotations
 
 import itertools
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rooftop.analytic.engine import evaluate, to_points
-from rooftop.analytic.memory import DEFAULT_MEMORY_UTILIZATION, budget
-from rooftop.analytic.summary import memory_at, totals_at
 from rooftop.core.artifact import Result, Run
 from rooftop.core.points import Phase
 from rooftop.core.roofs import Roofs
 from rooftop.core.workload import Workload
-from rooftop.diagnose.engine import Evidence, diagnose
-from rooftop.diagnose.evidence import MemoryEvidence
 from rooftop.models.spec import ModelSpec
+
+if TYPE_CHECKING:
+    from rooftop.analytic.engine import Evaluation
+
+# The analytic engine loads on first use: `rooftop.api` is imported by every entry point
+# (`rooftop import` among them), and only the analytic ones need it.
+DEFAULT_MEMORY_UTILIZATION = 0.9  # = rooftop.analytic.memory.DEFAULT_MEMORY_UTILIZATION (tests/api pins it)
 
 
 class ContextWarning(UserWarning):
@@ -31,10 +34,26 @@ class ContextWarning(UserWarning):
 
 
 def analyze_one(
-    spec: ModelSpec, workload: Workload, roofs: Roofs, memory_utilization: float = DEFAULT_MEMORY_UTILIZATION
+    spec: ModelSpec,
+    workload: Workload,
+    roofs: Roofs,
+    memory_utilization: float = DEFAULT_MEMORY_UTILIZATION,
+    transform: Callable[[Evaluation], Evaluation] | None = None,
 ) -> Result:
-    """Points, totals, memory budget and findings of one scalar workload."""
+    """Points, totals, memory budget and findings of one scalar workload.
+
+    ``transform`` rewrites the evaluation before it is summarised (expert parallelism shards the
+    experts and adds the all-to-alls: rooftop.analytic.expert_parallel.apply_ep).
+    """
+    from rooftop.analytic.engine import evaluate, to_points
+    from rooftop.analytic.memory import budget
+    from rooftop.analytic.summary import memory_at, totals_at
+    from rooftop.diagnose.engine import Evidence, diagnose
+    from rooftop.diagnose.evidence import MemoryEvidence
+
     ev = evaluate(spec, workload, roofs)
+    if transform is not None:
+        ev = transform(ev)
     totals = totals_at(ev)
     memory = memory_at(budget(spec, workload, roofs.capacity_bytes, memory_utilization))
     described = {"model": spec.name, "hardware": roofs.name, **workload.describe()}

@@ -7,6 +7,7 @@ import io
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import click
@@ -89,6 +90,22 @@ def _slo(ttft: str | None, tpot: str | None, e2e: str | None) -> Any:
 @click.option("--max-concurrency", type=click.IntRange(min=1), help="Cap in-flight requests (closes the loop).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--no-scrape", is_flag=True, help="Do not read the engine's /metrics before and after.")
+@click.option("--profile", is_flag=True, help="Record the engine's torch-profiler trace over a window of the load.")
+@click.option(
+    "--profile-window", metavar="START:END", help="Seconds from the load's start (default: the schedule's middle half)."
+)
+@click.option(
+    "--profile-dir",
+    type=click.Path(file_okay=False),
+    help="Folder the engine writes traces to (vLLM's torch_profiler_dir), on this machine.",
+)
+@click.option(
+    "--profile-timeout",
+    type=click.FloatRange(min=0.1, max=86400),
+    default=300.0,
+    show_default=True,
+    help="Seconds to wait for the traces.",
+)
 @click.option("--csv", "csv_path", type=OutputFile(), help="Per-request records as CSV.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary JSON.")
 @click.option("--output", "-o", type=OutputFile(), help="Write the rooftop.run/1 artifact.")
@@ -119,6 +136,10 @@ def bench(
     max_concurrency: int | None,
     seed: int,
     no_scrape: bool,
+    profile: bool,
+    profile_window: str | None,
+    profile_dir: str | None,
+    profile_timeout: float,
     csv_path: str | None,
     as_json: bool,
     output: str | None,
@@ -149,6 +170,18 @@ def bench(
     slo, labels = _slo(slo_ttft, slo_tpot, slo_e2e), {"burstiness": burstiness, "arrival": kind}
     check_reachable(url)  # after the options: a typo is named before a missing server
     target = _target(url, served_model, chat, not no_ignore_eos)
+    if profile or profile_window or profile_dir:
+        from rooftop.cli.bench_profile import profiled
+
+        opts = _profile_options(profile_dir, profile_window, profile_timeout, levels)
+        done = profiled(target, reqs, schedule(levels[0]), slo, live, opts, options, levels[0], output, _progress)
+        if as_json:
+            click.echo(dumps(done.document(), indent=1))
+        else:
+            from rooftop.cli.bench_output import render_bench
+
+            render_bench(done.runs(), done.document())
+        return
     run = api.run_levels(target, reqs, schedule, levels, slo, live, options, labels, _progress)
     _write(run, live, target, csv_path, output)
     if as_json:
@@ -182,6 +215,23 @@ def _fail_if_nothing_completed(records: list[tuple[float, Any]]) -> None:
         first = next((r.error for _, r in records if r.error), "no token came back")
         click.echo(f"rooftop: error: every request failed ({len(records)} of {len(records)}); first: {first}", err=True)
         raise SystemExit(1)
+
+
+def _profile_options(folder: str | None, window: str | None, timeout: float, levels: list[float]) -> Any:
+    from rooftop.api.bench_window import ProfileOptions
+
+    if not folder:
+        raise click.UsageError("--profile needs --profile-dir: the folder the engine writes its traces to")
+    if len(levels) != 1:
+        raise click.UsageError("--profile runs one load level: pass --rate (or --trace), not --rates")
+    bounds = None
+    if window:
+        try:
+            start, end = (float(x) for x in window.split(":"))
+        except ValueError:
+            raise click.UsageError(f"--profile-window {window!r}: expected START:END in seconds, e.g. 10:20") from None
+        bounds = (start, end)
+    return ProfileOptions(Path(folder).resolve(), bounds, timeout)
 
 
 def _write(run: Any, live: Any, target: Any, csv_path: str | None, output: str | None) -> None:
@@ -229,7 +279,8 @@ def _progress(level: float, total: int) -> Iterator[Any]:
     from rich.console import Console
     from rich.progress import Progress
 
-    with Progress(console=Console(stderr=True), transient=True) as progress:
+    console = Console(stderr=True)
+    with Progress(console=console, transient=True, disable=not console.is_terminal) as progress:
         task = progress.add_task(f"rate {level:g} req/s" if not math.isnan(level) else "trace", total=total)
         yield lambda _rec: progress.advance(task)
 

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from rooftop.cli.params import MAX_SEQUENCES, Rate
-from rooftop.core.roofs import Roofs
 from rooftop.errors import WorkloadError
-from rooftop.hardware.catalog import get_roofs
 from rooftop.units import parse_bytes_per_s, parse_flop_per_s
+
+if TYPE_CHECKING:
+    from rooftop.core.roofs import Roofs
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -130,6 +131,8 @@ def hardware_options(default: str | None = "h100-sxm") -> Callable[[F], F]:
 
 def catalog_roofs(hardware: str, catalog: str | None, peak: float | str | None, bandwidth: float | str | None) -> Roofs:
     """Catalog roofs with the user's overrides (--peak-tflops, --bandwidth, parsed by ``Rate``) applied."""
+    from rooftop.hardware.catalog import get_roofs
+
     roofs = get_roofs(hardware, catalog)
     if isinstance(peak, str):
         peak = parse_flop_per_s(peak)

@@ -12,10 +12,9 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from rich.console import Console
 
 from rooftop.cli.flags import flag
 from rooftop.cli.params import OutputFile
@@ -23,9 +22,10 @@ from rooftop.core import artifact
 from rooftop.core.artifact import Run
 from rooftop.core.atomic import write_atomic
 from rooftop.errors import ReportError
-from rooftop.report.layout import make_console
 from rooftop.report.plot import PLOT_SUFFIXES
-from rooftop.report.tables import render_run
+
+if TYPE_CHECKING:  # rich loads only when tables are drawn (a --json run never pays for it)
+    from rich.console import Console
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -89,7 +89,7 @@ def requested_files() -> dict[str, Any]:
 
 
 def emit(
-    run: Run, as_json: bool = False, output: str | None = None, render: Callable[[Run, Console], None] = render_run
+    run: Run, as_json: bool = False, output: str | None = None, render: Callable[[Run, Console], None] | None = None
 ) -> None:
     """Write the artifact, report and plot where asked, then print JSON or tables (none with --quiet).
 
@@ -117,4 +117,7 @@ def emit(
     if as_json:
         click.echo(artifact.dumps(run))
     elif not files.get("quiet"):
-        render(run, make_console())
+        from rooftop.report.layout import make_console
+        from rooftop.report.tables import render_run
+
+        (render or render_run)(run, make_console())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -73,6 +74,12 @@ from rooftop.core.artifact import Run
 )
 @click.option("--remeasure-roofs", is_flag=True, help="Measure quick roofs again instead of using the cache.")
 @click.option("--no-calibrate", is_flag=True, help="Do not store the fitted calibration with the roofs.")
+@click.option(
+    "--what-if",
+    "what_if",
+    is_flag=True,
+    help="Then run batch 1→8, fp32→bf16 and a chunked prompt here: predicted vs measured speed-up.",
+)
 @output_options
 def profile(
     model: str,
@@ -87,6 +94,7 @@ def profile(
     trace_path: str | None,
     remeasure_roofs: bool,
     no_calibrate: bool,
+    what_if: bool,
     as_json: bool,
     output: str | None,
 ) -> None:
@@ -107,6 +115,7 @@ def profile(
       rooftop profile -m ./my-model                      # a folder with config.json
       rooftop profile -m ./my-model --weights ./my-model # real safetensors (MoE routing realistic)
       rooftop profile --json -o profile.json
+      rooftop profile --what-if                          # how far to trust the predicted remedies
     """
     from rooftop.api.profile import ProfileRequest, default_trace_path, profile_batches
     from rooftop.report.profile import render_profile
@@ -127,7 +136,16 @@ def profile(
     )
     with console.status("profiling") as status:
         run = profile_batches(request, batch, progress=lambda m: status.update(m))
-    emit(run, as_json, output, render=render_profile)
+        if what_if and not run.identity.get("interrupted"):
+            from rooftop.api.whatif_measured import attach_measured
+
+            run = attach_measured(run, request, progress=lambda m: status.update(m))
+    render: Callable[[Run, Console], None] = render_profile
+    if what_if:
+        from rooftop.report.whatif import with_measured
+
+        render = with_measured(render_profile)
+    emit(run, as_json, output, render=render)
     _finish(run)
 
 

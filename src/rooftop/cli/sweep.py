@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from typing import Any
 
 import click
 from rich.console import Console
@@ -12,11 +13,12 @@ from rooftop.api.sweep import COLUMNS, Cohort, parse_cohort, sweep
 from rooftop.cli.options import DTYPES, IntList, catalog_roofs, complete_models, hardware_options
 from rooftop.cli.output import emit, output_options
 from rooftop.cli.params import MAX_TOKENS, MAX_TP, FiniteFloatRange, OutputFile
+from rooftop.cli.techniques import build, technique_options
 from rooftop.core.artifact import Run
 from rooftop.core.atomic import write_atomic
 from rooftop.core.slo import SLO
 from rooftop.core.workload import Workload
-from rooftop.errors import ReportError
+from rooftop.errors import ReportError, WorkloadError
 from rooftop.models.presets import resolve_model
 from rooftop.units import parse_seconds
 
@@ -39,8 +41,11 @@ def write_csv(run: Run, path: str) -> None:
 def render_sweep(run: Run, console: Console) -> None:
     """Cells at each cohort's contexts, then the findings."""
     from rooftop.report.sweep_table import render_sweep_run
+    from rooftop.report.whatif import render_result_extras
 
     render_sweep_run(run, console)
+    for result in run.results:
+        render_result_extras(result, console)
 
 
 @click.command()
@@ -112,6 +117,7 @@ def render_sweep(run: Run, console: Console) -> None:
     help="Usable share of device memory (vLLM's gpu_memory_utilization).",
 )
 @click.option("--csv", "csv_path", type=OutputFile(), help="Write every cell as CSV.")
+@technique_options
 @output_options
 def sweep_command(
     model: str,
@@ -135,6 +141,7 @@ def sweep_command(
     csv_path: str | None,
     as_json: bool,
     output: str | None,
+    **flags: Any,
 ) -> None:
     """Capacity sweep: decode over batch × context, TTFT/TPOT against SLOs, goodput-optimal point.
 
@@ -150,6 +157,7 @@ def sweep_command(
       rooftop sweep -b 1-512 -c 512-32768 --slo-ttft 500ms --slo-tpot 50ms --report sweep.html
       rooftop sweep --cohort chat=1024:256 --cohort report=8192:2048 --slo-tpot 40ms
       rooftop sweep --shared-prefix 1024 --prompt 4096 --csv cells.csv
+      rooftop sweep --slo-tpot 30ms --spec-k 4 --spec-alpha 0.8 --what-if
     """
     spec = resolve_model(model)
     roofs = catalog_roofs(hardware, catalog, peak_tflops, bandwidth)
@@ -162,7 +170,11 @@ def sweep_command(
         cached_prefix=shared_prefix,
         prompt=min(g.prompt for g in groups),
     )
-    run = sweep(spec, roofs, base, batch, context, groups, SLO(slo_ttft, slo_tpot), memory_utilization)
+    slo = SLO(slo_ttft, slo_tpot)
+    techniques = build(flags, slo, groups[0].output_tokens, memory_utilization)
+    if techniques.pp or techniques.disaggregate:
+        raise WorkloadError("sweep takes --spec-k, --ep, --chunk and --what-if; use `analyze` for --pp and --rate")
+    run = sweep(spec, roofs, base, batch, context, groups, slo, memory_utilization, techniques)
     if csv_path:
         write_csv(run, csv_path)
         click.echo(f"wrote {csv_path}", err=True)

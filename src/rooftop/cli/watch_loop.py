@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -95,12 +96,18 @@ class WatchLoop:
             summary, result = analyse_window(w, self.live)
             obs = self.watcher.state[w.source].last
             s = snapshot_summary(obs.scalars if obs else {}, summary)
+            st = self.watcher.state[w.source]
+            s["up"], s["scrape_duration_s"] = 1, st.scrape_duration_s
             self.latest[w.source] = s
             self.results.append(result)
             if self.exporter:
                 self.exporter.update(w.source, s)
             out.append(s)
         self.errors = {src: st.last_error for src, st in self.watcher.state.items() if st.last_error}
+        now = time.time()
+        for src, st in self.watcher.state.items():
+            if st.stale(now) and self.latest.pop(src, None) is not None and self.exporter:
+                self.exporter.stale(src)  # as Prometheus: a failed scrape makes the source's series stale
         if self.exporter:
             for src in self.errors:
                 self.exporter.down(src)

@@ -45,11 +45,17 @@ def rule(fn: Rule) -> Rule:
     return fn
 
 
+_LOADED: list[bool] = []  # the rule modules are found once per process (watch diagnoses every window)
+
+
 def _load_rules() -> None:
     # By name, not `from rooftop.diagnose import rules`: the rules import this module, not the reverse.
+    if _LOADED:
+        return
     package = importlib.import_module("rooftop.diagnose.rules")
     for info in pkgutil.iter_modules(package.__path__):
         importlib.import_module(f"rooftop.diagnose.rules.{info.name}")
+    _LOADED.append(True)
 
 
 def rules() -> dict[str, Rule]:

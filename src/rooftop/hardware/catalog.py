@@ -9,7 +9,9 @@ Lookup order (later layers override earlier ones, field by field, keyed by ``id`
 
 A TOML layer holds ``[[device]]`` tables with the CSV's column names (``id``, ``name``,
 ``memory_gib``, ``hbm_bandwidth_tb_s``, ``bf16_tflops``, ``source_urls`` ...). Columns are in the
-units their names say: TB/s and TFLOP/s decimal, memory in GiB, interconnect in GB/s.
+units their names say: TB/s and TFLOP/s decimal, memory in GiB, interconnect in GB/s, and the
+per-GPU network card (``nic_gbit_s``, the scale-out NIC each GPU has in the vendor's reference
+system, per direction) in Gb/s: it becomes the ``network`` bandwidth roof (400 Gb/s = 50 GB/s).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ NUMERIC_COLUMNS = (
     "interconnect_gb_s",
     "l2_bandwidth_tb_s",
     "tdp_w",
+    "nic_gbit_s",
 )
 
 
@@ -93,6 +96,15 @@ class Entry:
                     per_direction * GIGA,
                     kind,
                     f"{source} (interconnect_gb_s={link:g}, {direction or 'direction not stated'}; per direction)",
+                )
+            )
+        if (nic := self.number("nic_gbit_s")) is not None:
+            memory.append(
+                MemoryRoof(
+                    "network",
+                    nic * GIGA / 8,
+                    kind,
+                    f"{self.fields.get('nic_source', '') or source} (nic_gbit_s={nic:g} per GPU, per direction)",
                 )
             )
         capacity = self.number("memory_gib")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from rich.console import Console, Group, RenderableType
 from rich.markup import escape
@@ -122,6 +123,25 @@ def memory_rows(result: Result) -> list[tuple[str, Cell]]:
     ]
 
 
+def tokens_text(x: float) -> str:
+    """Tokens/s: whole numbers with separators from 100 up, three digits below."""
+    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+
+
+def predicted_line(predicted: dict[str, list[Any]]) -> str:
+    """'TTFT 33.0 ms → 33.0 ms · TPOT 4.56 ms → 1.65 ms · tokens/s 219 → 606 · fits'."""
+    parts = []
+    for key, label in (("ttft_s", "TTFT"), ("tpot_s", "TPOT")):
+        before, after = predicted[key]
+        if before != after:
+            parts.append(f"{label} {seconds(before)} → {seconds(after)}")
+    before, after = predicted["tokens_per_s_per_gpu"]
+    parts.append(f"tokens/s/GPU {tokens_text(before)} → {tokens_text(after)}")
+    fits = predicted.get("fits", [True, True])
+    parts.append("fits" if fits[1] else "does not fit")
+    return " · ".join(parts)
+
+
 SEVERITY_STYLE = {"error": "bold red", "critical": "bold red", "warn": "yellow"}
 
 
@@ -137,6 +157,10 @@ def findings_group(findings: Sequence[Finding], width: int = 80) -> Group:
         for r in f.remedies:
             text.append(wrap(f"→ {r.action}", width, "  ", "    ") + "\n")
             text.append(wrap(f"side effects: {r.side_effects}", width, "    ", "      ") + "\n", style="dim")
+            if r.predicted:
+                text.append(
+                    wrap(f"predicted: {predicted_line(r.predicted)}", width, "    ", "      ") + "\n", style="green"
+                )
         parts.append(text)
     return Group(*parts)
 
