@@ -71,7 +71,7 @@ def test_roofs_have_their_own_colours_and_a_cpu_has_dram() -> None:
     assert len(set(compute)) == len(compute) == 5  # issue 10: every roof was a black line
     cpu = replace(H100, name="cpu:AMD EPYC", vendor="cpu")
     cpu_chart = build_chart([replace(decode_run(), roofs=cpu)])
-    assert [line.label.split()[0] for line in cpu_chart.roofs if line.family == "memory"] == ["DRAM", "LINK"]
+    assert [line.label.split()[0] for line in cpu_chart.roofs if line.family == "memory"] == ["DRAM", "LINK", "NETWORK"]
     assert cpu_chart.memory_label == "DRAM"  # issue 10: the memory roof of a CPU was called HBM
 
 
@@ -114,6 +114,6 @@ def test_two_devices_share_the_roofs_they_have_in_common() -> None:
     compute = [line.label for line in chart.roofs if line.family == "compute"]
     assert len(compute) == 5 and "h100-sxm, h200-sxm bf16/fp16 989 TFLOP/s (datasheet)" in compute
     memory = sorted(line.label for line in chart.roofs if line.family == "memory")
-    # HBM differs (3.35 vs 4.8 TB/s), the link is the same 450 GB/s
+    # HBM differs (3.35 vs 4.8 TB/s), the link (450 GB/s) and the network (50 GB/s) are the same
     assert memory == ["h100-sxm HBM 3.35 TB/s (datasheet)", "h100-sxm, h200-sxm LINK 450 GB/s (datasheet)",
-                      "h200-sxm HBM 4.8 TB/s (datasheet)"]  # fmt: skip
+                      "h100-sxm, h200-sxm NETWORK 50 GB/s (datasheet)", "h200-sxm HBM 4.8 TB/s (datasheet)"]  # fmt: skip

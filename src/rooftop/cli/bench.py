@@ -168,12 +168,14 @@ def bench(
     levels = [math.nan] if trace else _rates(rate, rates)
     options = api.LoadOptions(timeout, max_concurrency, not no_scrape)
     slo, labels = _slo(slo_ttft, slo_tpot, slo_e2e), {"burstiness": burstiness, "arrival": kind}
-    check_reachable(url)  # after the options: a typo is named before a missing server
+    profiling = bool(profile or profile_window or profile_dir)
+    opts = _profile_options(profile_dir, profile_window, profile_timeout, levels) if profiling else None
+    if opts is None:  # (a profiled run checks its trace folder first, then the server)
+        check_reachable(url)  # after the options: a typo is named before a missing server
     target = _target(url, served_model, chat, not no_ignore_eos)
-    if profile or profile_window or profile_dir:
+    if opts is not None:
         from rooftop.cli.bench_profile import profiled
 
-        opts = _profile_options(profile_dir, profile_window, profile_timeout, levels)
         done = profiled(target, reqs, schedule(levels[0]), slo, live, opts, options, levels[0], output, _progress)
         if as_json:
             click.echo(dumps(done.document(), indent=1))
