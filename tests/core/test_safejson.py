@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
+import msgspec
 import pytest
 
 from rooftop.core import safejson
+from rooftop.core.schema import convert
 from rooftop.errors import CatalogError, SpecError
 
 
@@ -49,7 +52,7 @@ def test_read_bounded_refuses_large_missing_and_folders(tmp_path: Path) -> None:
     big.write_bytes(b" " * 11)
     with pytest.raises(SpecError, match=r"larger than 10 bytes"):
         safejson.read_json(big, SpecError, max_bytes=10)
-    with pytest.raises(SpecError, match=r"no such file$"):
+    with pytest.raises(SpecError, match=r"cannot read: no such file$"):
         safejson.read_json(tmp_path / "nope.json", SpecError)
     with pytest.raises(SpecError, match=r"is a folder, not a file$"):
         safejson.read_json(tmp_path, SpecError)
@@ -69,3 +72,16 @@ def test_toml_brackets_in_strings_and_comments_do_not_count() -> None:
 def test_toml_malformed_is_one_line() -> None:
     with pytest.raises(CatalogError, match=r"^c: not valid TOML \(.*\)$"):
         safejson.loads_toml("a = = 1", "c", CatalogError)
+
+
+def test_schema_messages_in_plain_words() -> None:
+    class S(msgspec.Struct):
+        name: Annotated[str, msgspec.Meta(max_length=3)] = ""
+        tags: Annotated[list[int], msgspec.Meta(min_length=2)] = msgspec.field(default_factory=lambda: [0, 0])
+
+    with pytest.raises(SpecError, match=r"^f: name = 'abcd': too long \(at most 3 characters\)$"):
+        convert({"name": "abcd"}, S, "f", SpecError)
+    with pytest.raises(SpecError, match=r"^f: tags = \[1\]: too short \(at least 2 items\)$"):
+        convert({"tags": [1]}, S, "f", SpecError)
+    with pytest.raises(SpecError, match=r"^f: tags\[1\] = 'x': not an integer$"):
+        convert({"tags": [1, "x"]}, S, "f", SpecError)

@@ -198,8 +198,9 @@ def test_bench_schedule_and_timeout_bounds(tmp_path: Path) -> None:
         (["--burstiness", "0"], "--burstiness"),
         (["--seed", "-1"], "--seed"),  # ValueError traceback from numpy before
         (["--requests", "100000000"], "--requests"),  # built 1e8 prompts for minutes before
-        (["--prompt-len", "1000000000"], "1,000,000,000 tokens in one request"),
-        (["--slo-ttft", "-1s"], "--slo-ttft -1 s: an objective must be a finite time > 0"),
+        (["--prompt-len", "1000000000"], "--prompt-len '1000000000': lengths must be at most"),
+        (["--prompt-len", "1000000", "--requests", "100000"], "over 134,217,728 prompt tokens"),
+        (["--slo-ttft", "-1s"], "'-1s': must be a finite number > 0"),
     ],
 )
 def test_bench_numbers_are_bounded(extra: list[str], message: str) -> None:

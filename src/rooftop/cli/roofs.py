@@ -10,12 +10,15 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from rooftop.cli.params import Threads
+from rooftop.core.jsonenc import dumps
 from rooftop.core.roofs import Roofs
+from rooftop.report.layout import make_console
 from rooftop.units import seconds, si
 
 THREADS_HELP = (
     "CPU threads for the benchmarks (default 1: on a busy 2-core machine 2 threads made results swing 100×, "
-    "1 thread is stable)."
+    "1 thread is stable); at most the cores this machine gives rooftop."
 )
 
 
@@ -35,7 +38,7 @@ def roofs() -> None:
 @roofs.command()
 @click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True)
 @click.option("--quick", is_flag=True, help="Smaller sizes and budgets (≤ 20 s on a CPU).")
-@click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True, help=THREADS_HELP)
+@click.option("--threads", type=Threads(), default=1, show_default=True, help=THREADS_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the roofs as JSON.")
 def measure(device: str, quick: bool, threads: int, as_json: bool) -> None:
     """Measure GEMM per dtype, DRAM/HBM and L2 bandwidth and a decode GEMV; cache the result.
@@ -60,16 +63,14 @@ def measure(device: str, quick: bool, threads: int, as_json: bool) -> None:
     path = cache.save_roofs(measured, device, threads)
     click.echo(f"cached {path}", err=True)
     if as_json:
-        import json
-
-        click.echo(json.dumps(roofs_to_dict(measured), indent=1))
+        click.echo(dumps(roofs_to_dict(measured), indent=1))
     else:
-        render_roofs(measured, Console())
+        render_roofs(measured, make_console())
 
 
 @roofs.command()
 @click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True)
-@click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True, help=THREADS_HELP)
+@click.option("--threads", type=Threads(), default=1, show_default=True, help=THREADS_HELP)
 def show(device: str, threads: int) -> None:
     """Show the cached roofs of this device (and their calibration, if a profile fitted one).
 
@@ -83,7 +84,7 @@ def show(device: str, threads: int) -> None:
     if cached is None:
         click.echo(f"no cached roofs for {device} with {threads} thread(s); run `rooftop roofs measure`", err=True)
         sys.exit(1)
-    render_roofs(cached, Console())
+    render_roofs(cached, make_console())
     calibration = cache.load_calibration(device, threads)
     if calibration:
         click.echo(

@@ -9,6 +9,8 @@ from typing import Any
 import click
 
 from rooftop.cli.bounds import DAY_S, Seconds
+from rooftop.cli.options import complete_devices, complete_models
+from rooftop.cli.params import OutputFile
 from rooftop.core.jsonenc import dumps
 from rooftop.errors import TelemetryError
 
@@ -29,8 +31,20 @@ def _fetcher(prometheus: str | None, selector: str, timeout_s: float):  # type: 
 @click.option(
     "--since", type=Seconds(30 * DAY_S), help="With --prometheus: a range query over the last SECONDS (one window)."
 )
-@click.option("--model", "-m", help="Model preset or config.json: enables live MFU/MBU (our FLOPs/bytes per token).")
-@click.option("--hardware", "-H", default="h100-sxm", show_default=True, help="Catalog device for the roofs.")
+@click.option(
+    "--model",
+    "-m",
+    shell_complete=complete_models,
+    help="Model preset or config.json: enables live MFU/MBU (our FLOPs/bytes per token).",
+)
+@click.option(
+    "--hardware",
+    "-H",
+    default="h100-sxm",
+    show_default=True,
+    shell_complete=complete_devices,
+    help="Catalog device for the roofs.",
+)
 @click.option("--dtype", default="bf16", show_default=True, help="Weights/activations/KV dtype the engine runs.")
 @click.option("--tp", type=click.IntRange(min=1), default=1, show_default=True, help="Tensor-parallel degree.")
 @click.option("--peak-tflops", help="Override the compute roof (e.g. a CPU: '2 TFLOP/s').")
@@ -46,10 +60,10 @@ def _fetcher(prometheus: str | None, selector: str, timeout_s: float):  # type: 
     show_default=True,
     help="Per-poll deadline (s), in all; a hang is reported.",
 )
-@click.option("--log", "log_path", type=click.Path(dir_okay=False), help="Append every sample and event to this JSONL.")
+@click.option("--log", "log_path", type=OutputFile(), help="Append every sample and event to this JSONL.")
 @click.option("--export", "export_addr", metavar="HOST:PORT", help="Serve rooftop_* gauges, e.g. 127.0.0.1:9109.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (one object per window; --once: one object).")
-@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the rooftop.run/1 artifact at exit.")
+@click.option("--output", "-o", type=OutputFile(), help="Write the rooftop.run/1 artifact at exit.")
 def watch(
     sources: tuple[str, ...],
     prometheus: str | None,
@@ -129,20 +143,18 @@ def _range(
     summary, result = analyse_window(window(first, last), live)
     out = snapshot_summary(last.scalars, summary)
     if output:
-        from pathlib import Path
-
         from rooftop.core import artifact
+        from rooftop.core.atomic import write_atomic
+        from rooftop.errors import ReportError
 
-        Path(output).write_text(
-            artifact.dumps(live_run("watch", [result], live, {"sources": [name]})), encoding="utf-8"
-        )
-    click.echo(dumps(out, indent=1) if as_json else _line(out))
+        write_atomic(output, artifact.dumps(live_run("watch", [result], live, {"sources": [name]})), ReportError)
+    if as_json:
+        click.echo(dumps(out, indent=1))
+    else:
+        from rooftop.cli.watch_output import render_window
+        from rooftop.report.layout import make_console
 
-
-def _line(s: dict[str, Any]) -> str:
-    from rooftop.cli.watch_loop import one_line
-
-    return one_line(s)
+        render_window(out, make_console())
 
 
 if __name__ == "__main__":  # pragma: no cover

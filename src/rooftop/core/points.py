@@ -92,6 +92,11 @@ class RooflinePoint:
             object.__setattr__(self, "bound", Bound(self.bound))
 
     @property
+    def name(self) -> str:
+        """The point's name: ``name`` in the JSON artifact and the DataFrame (``label`` is the field)."""
+        return self.label
+
+    @property
     def intensity(self) -> float:
         """Arithmetic intensity, FLOP per byte at ``level`` (inf when no bytes move)."""
         return self.flops / self.bytes if self.bytes > 0 else float("inf")
@@ -107,7 +112,9 @@ class RooflinePoint:
         return self.bytes / self.time_s if self.time_s else float("nan")
 
     def attainable_flop_per_s(self, roofs: Roofs) -> float:
-        """The roofline's ceiling at this point's intensity, for its dtype and level."""
+        """The roofline's ceiling at this point's intensity, for its dtype and level (NaN with no compute roof)."""
+        if not roofs.compute:
+            return float("nan")
         dtype = self.dtype if roofs.has_compute(self.dtype) else _fallback_dtype(roofs)
         return float(attainable(self.intensity, roofs.peak(dtype), roofs.bandwidth(self.level)))
 

@@ -47,7 +47,7 @@ def read_bounded(path: str | Path, error: type[RooftopError], max_bytes: int = M
         with p.open("rb") as fh:
             data = fh.read(max_bytes + 1)
     except FileNotFoundError as exc:
-        raise error(f"{p}: no such file") from exc
+        raise error(f"{p}: cannot read: no such file") from exc
     except OSError as exc:
         raise error(f"{p}: cannot read: {exc.strerror or exc}") from exc
     if len(data) > max_bytes:
