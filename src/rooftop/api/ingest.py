@@ -17,12 +17,13 @@ from rooftop.core.roofs import Roofs
 from rooftop.diagnose.engine import Evidence, diagnose
 from rooftop.diagnose.evidence import TimelineEvidence
 from rooftop.errors import TraceFormatError
-from rooftop.ingest import ncu, nsys, steps, timeline, trace_points
+from rooftop.ingest import steps, timeline, trace_points
 from rooftop.ingest.detect import KINETO, NCU, detect
 from rooftop.ingest.join import join
 from rooftop.ingest.kineto import read_trace
 
 Progress = Callable[[str, int], None]
+# the Nsight readers load when an Nsight file is read: a trace's cold start does not pay for them
 
 
 def unknown_roofs(name: str) -> Roofs:
@@ -85,6 +86,8 @@ def clock(trace: Any) -> dict[str, Any]:
 
 
 def _sibling_roofs(path: Path) -> Roofs | None:
+    from rooftop.ingest import ncu
+
     stem = path.name.split(".", 1)[0]
     for sibling in sorted(path.parent.glob(f"{stem}.*Roofline*.csv")):
         try:
@@ -98,6 +101,8 @@ def _sibling_roofs(path: Path) -> Roofs | None:
 
 def ncu_result(path: Path, roofs: Roofs | None) -> tuple[Result | None, Roofs | None]:
     """One ncu export -> Result (None when it holds only a roofline section) and the roofs it implies."""
+    from rooftop.ingest import ncu
+
     data = ncu.read_ncu(path)
     implied = ncu.theoretical_roofs(data, f"ncu theoretical ({path.name.split('.', 1)[0]})") or _sibling_roofs(path)
     used = roofs or implied or unknown_roofs("unknown")
@@ -116,6 +121,8 @@ def ncu_result(path: Path, roofs: Roofs | None) -> tuple[Result | None, Roofs | 
 
 def nsys_result(path: Path, roofs: Roofs | None) -> Result:
     """One nsys kernel summary -> Result with timed points and a class ``breakdown``."""
+    from rooftop.ingest import nsys
+
     rows, skipped = nsys.read_nsys(path)
     used = roofs or unknown_roofs("unknown")
     workload = {"source": "nsys", "file": str(path), "hardware": used.name}

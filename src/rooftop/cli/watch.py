@@ -87,6 +87,10 @@ def watch(
     from rooftop.cli.watch_loop import WatchLoop
 
     loop = WatchLoop(names, _fetcher(prometheus, selector, timeout), live, engine, log_path, export_addr, as_json)
+    if not prometheus:
+        from rooftop.serving.watch import file_or_url
+
+        loop.watcher.narrow = lambda src, wanted: file_or_url(src, timeout, wanted)
     try:
         if once:
             loop.once()

@@ -61,11 +61,14 @@ class Snapshot:
         return float(sum(values)) if values else None
 
 
-def parse(text: str, time_s: float, source: str = "") -> Snapshot:
-    """Parse exposition ``text``; raise TelemetryError naming ``source`` when it is not exposition format."""
+def parse(text: str, time_s: float, source: str = "", families: frozenset[str] | None = None) -> Snapshot:
+    """Parse exposition ``text``; raise TelemetryError naming ``source`` when it is not exposition format.
+
+    ``families``: the metric families wanted (others may be left out; see fastexpo.parse_fast).
+    """
     from rooftop.serving.fastexpo import parse_fast
 
-    fast = parse_fast(text)
+    fast = parse_fast(text, families)
     if fast is not None and fast[0]:
         return Snapshot(tuple(Sample(*row) for row in fast[0]), time_s, source, fast[1])
     from prometheus_client.parser import text_string_to_metric_families

@@ -68,11 +68,15 @@ def _head(family: str, kind: str, name: str, raw: str | None) -> Head:
     return shown, labels(raw) if raw else (), family, name if untyped else ""
 
 
-def parse_fast(text: str) -> tuple[list[tuple[str, Labels, float]], dict[str, str]] | None:
+def parse_fast(
+    text: str, families: frozenset[str] | None = None
+) -> tuple[list[tuple[str, Labels, float]], dict[str, str]] | None:
     """(name, labels, value) of every sample and the family types, or None when the text needs the full parser.
 
     A line's meaning up to its value is memoised (``_HEADS``): a page repeats the same series on
-    every scrape, so most lines cost a split, a lookup and a float().
+    every scrape, so most lines cost a split, a lookup and a float(). With ``families``, the
+    sample lines of a typed family not in it are skipped before any of that (a watch that knows
+    its engine reads only the series the engine map uses; every ``# TYPE`` is still recorded).
     """
     if "\\" in text:
         return None
@@ -80,15 +84,19 @@ def parse_fast(text: str) -> tuple[list[tuple[str, Labels, float]], dict[str, st
     types: dict[str, str] = {}
     match = LINE.fullmatch
     family = ""
+    skip = False
     for line in text.splitlines():
         if not line or line[0] == "#":
             if line.startswith("# TYPE"):
                 family = _type_line(line, types) or ""
                 if not family:
                     return None
+                skip = families is not None and family not in families
             elif line.startswith("# EOF"):
                 return None
             continue
+        if skip and _in_family(line.partition("{")[0].partition(" ")[0], family):
+            continue  # a sample of an unwanted family (an untyped line is still read)
         before, _, value_text = line.rpartition(" ")
         key = (family, types.get(family, ""), before)
         head = _HEADS.get(key)

@@ -16,6 +16,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -142,6 +143,15 @@ class JsonlLog:
 
 
 Fetcher = Callable[[str], Snapshot]
+NarrowFetcher = Callable[[str, frozenset[str]], Snapshot]  # a fetch that may leave out other families
+
+
+@cache
+def families(engine: str) -> frozenset[str]:
+    """The metric families ``engine``'s map reads (a counter's family without ``_total``), renamed ones included."""
+    emap = engine_map(engine)
+    names = {n for m in emap.metrics for n in m.names} | set(emap.renames)
+    return frozenset(n for name in names for n in (name, name.removesuffix("_total")))
 
 
 STALE_AFTER_S = 300.0  # Prometheus' lookback delta: a series unseen this long is stale
@@ -179,6 +189,7 @@ class Watcher:
     engine: str | None = None
     state: dict[str, SourceState] = field(default_factory=dict)
     events: list[dict[str, Any]] = field(default_factory=list)
+    narrow: NarrowFetcher | None = None  # used once a source's engine is known: it parses only what its map reads
 
     def __post_init__(self) -> None:
         for s in self.sources:
@@ -207,7 +218,9 @@ class Watcher:
             t0 = time.perf_counter()
             try:
                 # the engine detected at the first poll is kept (detection scans every sample)
-                obs = observe(self.fetch(src), src, self.engine or (st.last.engine if st.up and st.last else None))
+                engine = self.engine or (st.last.engine if st.up and st.last else None)
+                snap = self.narrow(src, families(engine)) if engine and self.narrow else self.fetch(src)
+                obs = observe(snap, src, engine)
             except RooftopError as exc:
                 st.up, st.scrape_duration_s = False, time.perf_counter() - t0
                 if st.failing_since is None:
@@ -259,12 +272,12 @@ class Watcher:
             time.sleep(max(0.0, interval_s - (time.monotonic() - started)))
 
 
-def file_or_url(source: str, timeout_s: float) -> Snapshot:
-    """Fetch a URL, or read a saved exposition file."""
+def file_or_url(source: str, timeout_s: float, wanted: frozenset[str] | None = None) -> Snapshot:
+    """Fetch a URL (``wanted``: the families needed, see :func:`families`), or read a saved exposition file."""
     from rooftop.serving.sources import fetch, read_file
 
     if source.startswith(("http://", "https://")):
-        return fetch(source, timeout_s)
+        return fetch(source, timeout_s, wanted)
     if Path(source).exists():
         return read_file(source)
     raise TelemetryError(f"{source}: neither an http(s) URL nor an existing exposition file")
