@@ -47,7 +47,8 @@ def test_only_the_engine_maps_families_give_the_same_observation(name: str) -> N
 
 
 def test_families_filter_skips_typed_families_and_keeps_untyped_lines() -> None:
-    text = '# TYPE a counter\na_total 1\n# TYPE b gauge\nb{x="1"} 2\nb_summary 4\nu 3\n'
+    text = '# TYPE a counter\na_total 1\n# TYPE b gauge\nb{x="1"} 2\nb_summary 4\nb 5\nu 3\n'
     rows, types = fe.parse_fast(text, frozenset({"a"})) or ([], {})
-    assert rows == [("a_total", (), 1.0), ("b_summary", (), 4.0), ("u", (), 3.0)]  # b skipped; untyped lines read
+    # b's sample skipped; b_summary is not b's (untyped), and so is what follows it, as without a filter
+    assert rows == [("a_total", (), 1.0), ("b_summary", (), 4.0), ("b", (), 5.0), ("u", (), 3.0)]
     assert types == {"a": "counter", "b": "gauge", "b_summary": "unknown", "u": "unknown"}

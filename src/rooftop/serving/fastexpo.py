@@ -75,8 +75,8 @@ def parse_fast(
 
     A line's meaning up to its value is memoised (``_HEADS``): a page repeats the same series on
     every scrape, so most lines cost a split, a lookup and a float(). With ``families``, the
-    sample lines of a typed family not in it are skipped before any of that (a watch that knows
-    its engine reads only the series the engine map uses; every ``# TYPE`` is still recorded).
+    samples of typed families not in it are dropped before their value is read (a watch that
+    knows its engine reads only the series its map uses); every ``# TYPE`` is still recorded.
     """
     if "\\" in text:
         return None
@@ -84,7 +84,7 @@ def parse_fast(
     types: dict[str, str] = {}
     match = LINE.fullmatch
     family = ""
-    skip = False
+    skip = False  # the samples of the current family are not wanted
     for line in text.splitlines():
         if not line or line[0] == "#":
             if line.startswith("# TYPE"):
@@ -95,8 +95,6 @@ def parse_fast(
             elif line.startswith("# EOF"):
                 return None
             continue
-        if skip and _in_family(line.partition("{")[0].partition(" ")[0], family):
-            continue  # a sample of an unwanted family (an untyped line is still read)
         before, _, value_text = line.rpartition(" ")
         key = (family, types.get(family, ""), before)
         head = _HEADS.get(key)
@@ -111,6 +109,8 @@ def parse_fast(
             elif len(_HEADS) < MAX_HEADS:
                 _HEADS[key] = head
         shown, lab, family, untyped = head
+        if skip and family:
+            continue
         if untyped:
             types.setdefault(untyped, "unknown")
         if lab is None:
