@@ -22,7 +22,10 @@ class Sample:
 
     def label(self, key: str, default: str = "") -> str:
         """The value of label ``key`` (or ``default``)."""
-        return dict(self.labels).get(key, default)
+        for k, v in self.labels:  # a few pairs: a scan beats building a dict per call
+            if k == key:
+                return v
+        return default
 
 
 @dataclass(frozen=True)
@@ -51,8 +54,12 @@ class Snapshot:
 
     def series(self, name: str, match: Mapping[str, str] | None = None) -> Iterator[Sample]:
         """Samples called ``name`` whose labels include every pair of ``match``."""
-        for s in self.by_name.get(name, ()):
-            if not match or all(dict(s.labels).get(k) == v for k, v in match.items()):
+        found = self.by_name.get(name, ())
+        if not match:
+            yield from found
+            return
+        for s in found:
+            if all(pair in s.labels for pair in match.items()):
                 yield s
 
     def total(self, name: str, match: Mapping[str, str] | None = None) -> float | None:
