@@ -16,7 +16,7 @@ from rooftop.core.findings import Finding
 from rooftop.core.points import RooflinePoint
 from rooftop.core.roofs import Roofs
 from rooftop.core.totals import Totals
-from rooftop.diagnose.evidence import LiveEvidence, ProfileEvidence, TimelineEvidence
+from rooftop.diagnose.evidence import LiveEvidence, MemoryEvidence, ProfileEvidence, TimelineEvidence
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,7 @@ class Evidence:
     profile: ProfileEvidence | None = None
     live: LiveEvidence | None = None
     timeline: TimelineEvidence | None = None
+    memory: MemoryEvidence | None = None
 
 
 Rule = Callable[[Evidence], list[Finding]]
