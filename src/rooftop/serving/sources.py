@@ -33,7 +33,7 @@ class _Late(Exception):
 
 
 def _conn(origin: str, timeout_s: float) -> Any:
-    """The kept-alive stdlib connection to ``origin``: ~0.1 ms CPU a request, a tenth of an httpx client's."""
+    """The kept-alive stdlib connection to ``origin``: ~0.25 ms CPU a scrape, a third of an httpx client's."""
     import http.client
     from urllib.parse import urlsplit
 
