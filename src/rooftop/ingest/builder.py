@@ -53,6 +53,7 @@ class Builder:
                 self.cat_kind[cat] = kind
         self.step_prefix: str = cats["step_prefix"]
         self.a: dict[str, str] = mapping["args"]
+        self.a_older: dict[str, str] = mapping["args_older"]
         self.shape_ops = shape_ops
         self.names: dict[str, int] = {}
         self.threads: dict[tuple[Any, Any], int] = {}
@@ -195,18 +196,17 @@ class Builder:
                 comm,
             )
         elif kind == LAUNCH:
-            self.launch_row(
-                ts, dur, args.get(a["correlation"]), args.get(a["external_id"]), get("pid"), get("tid"), get("name")
-            )
+            ext = args.get(a["external_id"], args.get(self.a_older["external_id"]))
+            self.launch_row(ts, dur, args.get(a["correlation"]), ext, get("pid"), get("tid"), get("name"))
         else:
             self.cpu_row(
                 ts,
                 dur,
                 get("pid"),
                 get("tid"),
-                args.get(a["external_id"]),
+                args.get(a["external_id"], args.get(self.a_older["external_id"])),
                 get("name"),
-                args.get(a["input_dims"]),
+                args.get(a["input_dims"], args.get(self.a_older["input_dims"])),
                 args.get(a["input_type"]),
             )
 
@@ -242,15 +242,18 @@ class Builder:
                     comm,
                 )
             elif kind == LAUNCH:
-                self.launch_row(e.ts, e.dur, args.correlation, args.external_id, e.pid, e.tid, e.name)
+                ext = args.external_id if args.external_id is not unset else args.external_id_older
+                self.launch_row(e.ts, e.dur, args.correlation, ext, e.pid, e.tid, e.name)
             else:
                 dims, types = args.input_dims, args.input_type
+                if dims is unset:
+                    dims = args.input_dims_older
                 self.cpu_row(
                     e.ts,
                     e.dur,
                     e.pid,
                     e.tid,
-                    args.external_id,
+                    args.external_id if args.external_id is not unset else args.external_id_older,
                     e.name,
                     None if dims is unset else kit.decode_raw(dims),
                     None if types is unset else kit.decode_raw(types),

@@ -113,17 +113,25 @@ def quantile(x: np.ndarray[Any, Any], q: float) -> float:
 
 
 def _launch(trace: Trace, joined: Joined, kernel: np.ndarray[Any, Any]) -> dict[str, Any]:
+    """Launch delay and cost of the kernels launched one by one.
+
+    A CUDA/HIP-graph replay launches all its kernels with ONE host call that shares their
+    correlation id: comparing each replayed kernel with that call would count a cost paid once per
+    graph against every node. Replayed kernels are left out here (``graph_kernels`` counts them).
+    """
     rows = joined.launch[kernel]
     ok = rows >= 0
-    if not np.any(ok):
-        return {"joined": 0}
-    start = trace.gpu.ts_us[kernel][ok]
-    dur = trace.gpu.dur_us[kernel][ok]
-    call_ts = trace.launches.ts_us[rows[ok]]
-    call_dur = trace.launches.dur_us[rows[ok]]
+    eager = ok.copy()
+    eager[ok] = ~_graph_calls(trace)[rows[ok]]
+    out: dict[str, Any] = {"joined": int(ok.sum()), "eager": int(eager.sum())}
+    if not np.any(eager):
+        return out
+    start = trace.gpu.ts_us[kernel][eager]
+    dur = trace.gpu.dur_us[kernel][eager]
+    call_ts = trace.launches.ts_us[rows[eager]]
+    call_dur = trace.launches.dur_us[rows[eager]]
     delay = start - call_ts
-    return {
-        "joined": int(ok.sum()),
+    return out | {
         "delay_median_s": quantile(delay, 0.5) * MICRO,
         "delay_p90_s": quantile(delay, 0.9) * MICRO,
         "call_median_s": quantile(call_dur, 0.5) * MICRO,
@@ -132,9 +140,13 @@ def _launch(trace: Trace, joined: Joined, kernel: np.ndarray[Any, Any]) -> dict[
     }
 
 
+def _graph_calls(trace: Trace) -> np.ndarray[Any, np.dtype[np.bool_]]:
+    """Per launch row: whether it is a graph launch (``runtime.graph_launch`` in kineto_v1.toml)."""
+    return _names_in(trace, trace.launches.name_id, set(load("kineto_v1")["runtime"]["graph_launch"]))
+
+
 def _graphs(trace: Trace, joined: Joined, kernel: np.ndarray[Any, Any]) -> dict[str, Any]:
-    graph_names = set(load("kineto_v1")["runtime"]["graph_launch"])
-    is_graph = _names_in(trace, trace.launches.name_id, graph_names)
+    is_graph = _graph_calls(trace)
     rows = joined.launch[kernel]
     from_graph = np.zeros(rows.size, dtype=bool)
     ok = rows >= 0

@@ -18,25 +18,30 @@ def trace_launch_overhead(ev: Evidence) -> list[Finding]:
     if not isinstance(tl, dict) or tl.get("kernels", 0) < MIN_KERNELS:
         return []
     launch = tl.get("launch", {})
+    # Kernels replayed by a CUDA/HIP graph share one launch call: only eager launches are judged.
+    if launch.get("eager", tl["kernels"]) < MIN_KERNELS:
+        return []
     short = launch.get("shorter_than_launch_share", 0.0)
     median = launch.get("kernel_median_s", 1.0)
     if short < SHORT_SHARE or median >= SHORT_KERNEL_S:
         return []
     graphs = tl.get("cuda_graph", {})
-    in_graphs = graphs.get("graph_kernels", 0) / tl["kernels"]
+    eager = launch.get("eager", tl["kernels"])
+    replayed = graphs.get("graph_kernels", 0)
     call_us = launch.get("call_median_s", 0.0) * 1e6
     return [
         Finding(
             code="launch-overhead",
             severity="warn",
             title=(
-                f"{short:.0%} of {tl['kernels']} kernels run shorter than their launch call "
+                f"{short:.0%} of {eager} eagerly launched kernels run shorter than their launch call "
                 f"(median kernel {median * 1e6:.3g} µs, median launch call {call_us:.3g} µs"
-                f"; {in_graphs:.0%} from CUDA-graph replays)"
+                + (f"; {replayed} CUDA-graph replayed kernels not counted)" if replayed else ")")
             ),
             bottleneck="launch",
             evidence={
                 "kernels": tl["kernels"],
+                "eager_kernels": eager,
                 "shorter_than_launch_share": round(short, 3),
                 "kernel_median_s": median,
                 "launch_call_median_s": launch.get("call_median_s"),
