@@ -33,7 +33,7 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-FIXTURES = Path(os.environ.get("ROOFTOP_SHARED", REPO.parent / "shared")) / "fixtures" / "hta-traces"
+FIXTURES = REPO / "tests" / "data" / "hta-traces"
 HTA_PY = Path(os.environ.get("HTA_VENV", "/tmp/htavenv")) / "bin" / "python"
 STAT = "min"  # --stat: min (default) or median of the repeated runs, the same for both tools
 

@@ -1,4 +1,4 @@
-"""Shared test helpers: where the fixtures are, and running the real CLI in a subprocess."""
+"""Shared test helpers: where the test data is, and running the real CLI in a subprocess."""
 
 from __future__ import annotations
 
@@ -11,18 +11,14 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SRC = REPO / "src"
+DATA = REPO / "tests" / "data"
 
 
-def shared_dir() -> Path:
-    """../shared beside the checkout (CI lays a copy there); ROOFTOP_SHARED overrides."""
-    return Path(os.environ.get("ROOFTOP_SHARED", REPO.parent / "shared"))
-
-
-def fixture_path(*parts: str) -> Path:
-    """A file under ../shared/fixtures/; the test is skipped with a reason when it is absent."""
-    path = shared_dir().joinpath("fixtures", *parts)
+def data_path(*parts: str) -> Path:
+    """A file or folder under tests/data/; a missing one fails the test (the data travels with the repository)."""
+    path = DATA.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"fixture not found: {path}")
+        pytest.fail(f"test data missing: {path} (tests/data/README.md lists every file)", pytrace=False)
     return path
 
 

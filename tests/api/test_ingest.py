@@ -12,14 +12,14 @@ from rooftop.core import artifact
 from rooftop.core.points import Source
 from rooftop.errors import TraceFormatError
 from rooftop.hardware.catalog import get_roofs
-from tests.conftest import fixture_path
+from tests.conftest import data_path
 
 TIMELINE_KEYS = {"kernels", "busy_s", "idle_s", "span_s", "largest_gap_s", "largest_gap_start_us", "nccl_kernels",
                  "nccl_s", "comm_compute_overlap_s", "unjoined_kernels"}  # fmt: skip
 
 
 def test_trace_run_roundtrips_through_the_artifact() -> None:
-    run = import_path(fixture_path("hta-traces", "a100x16_rank0.json.gz"), get_roofs("a100-80gb-sxm"))
+    run = import_path(data_path("hta-traces", "a100x16_rank0.json.gz"), get_roofs("a100-80gb-sxm"))
     data = artifact.run_to_dict(run)
     (result,) = data["results"]
     assert TIMELINE_KEYS <= set(result["timeline"])
@@ -31,9 +31,9 @@ def test_trace_run_roundtrips_through_the_artifact() -> None:
 
 def test_folder_gives_one_result_per_rank(tmp_path: Path) -> None:
     for name in ("sampled_rank-0.json.gz", "a100x8_rank3_control.json.gz"):
-        shutil.copy(fixture_path("hta-traces", name), tmp_path / name)
+        shutil.copy(data_path("hta-traces", name), tmp_path / name)
     (tmp_path / "notes.txt").write_text("not a trace")
-    (tmp_path / "broken.json.gz").write_bytes(fixture_path("hta-traces", "nccl_data.json.gz").read_bytes()[:5000])
+    (tmp_path / "broken.json.gz").write_bytes(data_path("hta-traces", "nccl_data.json.gz").read_bytes()[:5000])
     run = import_path(tmp_path)
     assert sorted(r.workload["rank"] for r in run.results) == [0, 3]
     assert set(run.identity["skipped_files"]) == {"notes.txt", "broken.json.gz"}  # the other ranks are kept
@@ -41,7 +41,7 @@ def test_folder_gives_one_result_per_rank(tmp_path: Path) -> None:
 
 
 def test_ncu_folder_takes_theoretical_roofs_from_the_chart_section() -> None:
-    run = import_path(fixture_path("ncu-csv-llm-perf-opt"))
+    run = import_path(data_path("ncu-csv-llm-perf-opt"))
     assert len(run.results) == 4  # the four metrics files; chart-only files give roofs, not results
     assert run.roofs.memory_roof("hbm").kind.value == "theoretical"
     points = [p for r in run.results for p in r.points]
@@ -51,12 +51,12 @@ def test_ncu_folder_takes_theoretical_roofs_from_the_chart_section() -> None:
 
 
 def test_single_ncu_file_finds_its_sibling_section() -> None:
-    run = import_path(fixture_path("ncu-csv-llm-perf-opt", "kernel_0009.ncu.metrics.csv"))
+    run = import_path(data_path("ncu-csv-llm-perf-opt", "kernel_0009.ncu.metrics.csv"))
     assert run.roofs.bandwidth("hbm") == pytest.approx(128 * 13.78e9)
 
 
 def test_nsys_breakdown() -> None:
-    run = import_path(fixture_path("nsys-csv-llm-perf-opt", "decode_cuda_gpu_kern_sum.csv"))
+    run = import_path(data_path("nsys-csv-llm-perf-opt", "decode_cuda_gpu_kern_sum.csv"))
     (result,) = run.results
     assert result.extra["breakdown"]["groups"]["gemm"]["share"] > 0.49  # gemv + gemm group
     assert run.roofs.compute == ()  # no --hardware: points are timed, not placed under roofs

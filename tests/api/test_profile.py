@@ -1,4 +1,4 @@
-"""The profile facade in-process on the tiny model: measured beside analytic, calibration stored, Ctrl-C."""
+"""The profile facade in-process on the tiny model: measured beside analytic, calibration stored, Ctrl-C in the sweep."""
 
 import pytest
 
@@ -37,25 +37,6 @@ def test_profile_puts_measured_beside_analytic_and_stores_a_decode_model(tiny, t
     assert [s[0] for s in model["shapes"]] == [2, 4, 3]  # the sweep's batches, in order
     assert {"q_proj", "lm_head", "attention"} <= set(model["classes"])
     assert calibration["model"] == run.identity["model"]["name"]
-
-
-def test_ctrl_c_keeps_the_measured_steps_and_stores_no_calibration(tiny, tmp_path, monkeypatch):
-    from rooftop.measure import profile as measure_profile
-
-    original, calls = measure_profile.Stepper.decode, {"n": 0}
-
-    def decode(self):
-        calls["n"] += 1
-        if calls["n"] == 7:  # 1 cold + 3 warm + 1 FLOP check + the 1st profiled step; Ctrl-C in the 2nd
-            raise KeyboardInterrupt
-        original(self)
-
-    monkeypatch.setattr(measure_profile.Stepper, "decode", decode)
-    run = api.profile(request(tiny, tmp_path, decode_steps=4))
-    assert run.identity["interrupted"] is True
-    decode_result = run.results[1]
-    assert decode_result.extra["profile"]["steps"] == 1 and decode_result.extra["profile"]["interrupted"]
-    assert cache.load_calibration("cpu", 1) is None
 
 
 def test_ctrl_c_during_the_calibration_sweep_keeps_the_profile(tiny, tmp_path, monkeypatch):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
-from tests.conftest import fixture_path, run_cli
+from tests.conftest import data_path, run_cli
 
 
 def test_trace_json_has_the_documented_keys() -> None:
-    proc = run_cli("import", str(fixture_path("hta-traces", "sampled_rank-0.json.gz")), "-H", "a100-80gb-sxm", "--json")
+    proc = run_cli("import", str(data_path("hta-traces", "sampled_rank-0.json.gz")), "-H", "a100-80gb-sxm", "--json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["schema"] == "rooftop.run/1" and data["hardware"]["name"] == "a100-80gb-sxm"
@@ -19,7 +19,7 @@ def test_trace_json_has_the_documented_keys() -> None:
 
 
 def test_ncu_points_per_kernel_and_level() -> None:
-    proc = run_cli("import", str(fixture_path("ncu-csv-olajide-gpu-roofline-profiler", "saxpy.csv")), "--json")
+    proc = run_cli("import", str(data_path("ncu-csv-olajide-gpu-roofline-profiler", "saxpy.csv")), "--json")
     assert proc.returncode == 0, proc.stderr
     (op,) = json.loads(proc.stdout)["results"][0]["ops"]
     assert (op["source"], op["level"], op["bytes"]) == ("ncu", "hbm", 177_852_672)
@@ -27,7 +27,7 @@ def test_ncu_points_per_kernel_and_level() -> None:
 
 
 def test_tables_and_findings() -> None:
-    proc = run_cli("import", str(fixture_path("hta-traces", "alexnet_a100.json.gz")), "-H", "a100-80gb-sxm")
+    proc = run_cli("import", str(data_path("hta-traces", "alexnet_a100.json.gz")), "-H", "a100-80gb-sxm")
     assert proc.returncode == 0, proc.stderr
     assert "span / busy / idle" in proc.stdout and "GPU idle" in proc.stdout
 
@@ -38,12 +38,12 @@ def test_help_teaches() -> None:
 
 
 def test_unknown_hardware_is_one_line() -> None:
-    proc = run_cli("import", str(fixture_path("hta-traces", "triton_example.json.gz")), "-H", "a100")
+    proc = run_cli("import", str(data_path("hta-traces", "triton_example.json.gz")), "-H", "a100")
     assert proc.returncode == 2 and proc.stderr.startswith("rooftop: error: unknown hardware")
 
 
 def test_trace_tables_show_the_timeline_steps_and_points() -> None:
-    proc = run_cli("import", str(fixture_path("hta-traces", "sampled_rank-0.json.gz")), "-H", "a100-80gb-sxm")
+    proc = run_cli("import", str(data_path("hta-traces", "sampled_rank-0.json.gz")), "-H", "a100-80gb-sxm")
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     # README: 1,154 kernels on 4 streams, 40 memcpy, 10 memset; idle 675,515 of 1,222,818 µs = 55.2 %
@@ -54,7 +54,7 @@ def test_trace_tables_show_the_timeline_steps_and_points() -> None:
 
 
 def test_top_limits_the_points_table() -> None:
-    path = str(fixture_path("hta-traces", "sampled_rank-0.json.gz"))
+    path = str(data_path("hta-traces", "sampled_rank-0.json.gz"))
     proc = run_cli("import", path, "--top", "3")
     assert proc.returncode == 0, proc.stderr
     assert "top 3 of " in proc.stdout
@@ -63,7 +63,7 @@ def test_top_limits_the_points_table() -> None:
 
 def test_json_keys_and_output_file(tmp_path) -> None:
     out = tmp_path / "run.json"
-    proc = run_cli("import", str(fixture_path("hta-traces", "nccl_data.json.gz")), "--json", "-o", str(out))
+    proc = run_cli("import", str(data_path("hta-traces", "nccl_data.json.gz")), "--json", "-o", str(out))
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert json.loads(out.read_text()) == data and "wrote" in proc.stderr
@@ -82,7 +82,7 @@ def test_json_keys_and_output_file(tmp_path) -> None:
 
 def test_folder_of_ranks(tmp_path) -> None:
     for name in ("sampled_rank-0.json.gz", "a100x8_rank3_control.json.gz"):
-        (tmp_path / name).write_bytes(fixture_path("hta-traces", name).read_bytes())
+        (tmp_path / name).write_bytes(data_path("hta-traces", name).read_bytes())
     (tmp_path / "README.md").write_text("# not a trace\n")
     proc = run_cli("import", str(tmp_path), "--json")
     assert proc.returncode == 0, proc.stderr
@@ -112,5 +112,5 @@ def test_no_kernels_is_one_line_exit_2(tmp_path) -> None:
 
 
 def test_overrides_need_hardware() -> None:
-    proc = run_cli("import", str(fixture_path("hta-traces", "triton_example.json.gz")), "--bandwidth", "3 TB/s")
+    proc = run_cli("import", str(data_path("hta-traces", "triton_example.json.gz")), "--bandwidth", "3 TB/s")
     assert proc.returncode == 2 and "pass --hardware too" in proc.stderr

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from rooftop.measure.attribution import STEP
 from tests.conftest import run_cli
 from tests.measure.tiny import TINY, seed
 
@@ -81,30 +82,64 @@ def test_config_transformers_cannot_build(env):
     assert "rooftop: error:" in out.stderr and "Traceback" not in out.stderr
 
 
-def test_ctrl_c_mid_profile_reports_what_was_measured_and_exits_130(env, monkeypatch):
-    """In-process (a subprocess cannot be interrupted at a chosen step): Ctrl-C during the 2nd profiled decode."""
+def ctrl_c_inside(monkeypatch: pytest.MonkeyPatch, step: str) -> None:
+    """Ctrl-C in the decode that runs inside the profiled step range ``step`` (e.g. ``decode::1``).
+
+    It keys on the range the profiler records, not on how many decodes the warm-up and the FLOP
+    check ran before it.
+    """
+    import torch
+
+    from rooftop.measure import profile as measure_profile
+
+    open_steps: list[str] = []
+    real_range, real_decode = torch.profiler.record_function, measure_profile.Stepper.decode
+
+    class tracked(real_range):
+        def __enter__(self):
+            if self.name.startswith(STEP):
+                open_steps.append(self.name)
+            return super().__enter__()
+
+        def __exit__(self, *exc):
+            if self.name in open_steps:
+                open_steps.remove(self.name)
+            return super().__exit__(*exc)
+
+    def decode(self):
+        if STEP + step in open_steps:
+            raise KeyboardInterrupt
+        real_decode(self)
+
+    monkeypatch.setattr(torch.profiler, "record_function", tracked)
+    monkeypatch.setattr(measure_profile.Stepper, "decode", decode)
+
+
+def test_ctrl_c_mid_profile_keeps_the_whole_steps_stores_nothing_and_exits_130(env, monkeypatch):
+    """Ctrl-C in the 2nd profiled decode step, in-process (a subprocess cannot be interrupted at a chosen step).
+
+    Through every layer: measure keeps the whole steps and the trace, api stores no calibration from
+    a cut profile, the CLI reports what was measured and exits 130.
+    """
     from click.testing import CliRunner
 
     from rooftop.cli.main import cli
-    from rooftop.measure import profile as measure_profile
+    from rooftop.measure import cache
 
     _, tmp = env
-    original, calls = measure_profile.Stepper.decode, {"n": 0}
-
-    def decode(self):
-        calls["n"] += 1
-        if calls["n"] == 7:  # 1 cold + 3 warm + 1 FLOP check + the 1st profiled step; Ctrl-C in the 2nd
-            raise KeyboardInterrupt
-        original(self)
-
-    monkeypatch.setattr(measure_profile.Stepper, "decode", decode)
+    ctrl_c_inside(monkeypatch, "decode::1")
     args = ["profile", "-m", str(tmp / "tiny"), "-p", "16", "--steps", "3", "--trace", str(tmp / "t.json"), "--json"]
     out = CliRunner().invoke(cli, args)
     assert out.exit_code == 130
     run = json.loads(out.stdout)
     assert run["identity"]["interrupted"] is True
+    assert [r["workload"]["phase"] for r in run["results"]] == ["prefill", "decode"]
     assert [r["profile"]["steps"] for r in run["results"]] == [1, 1]  # the prefill and the one whole decode step
+    assert run["results"][1]["profile"]["interrupted"]
     assert "rooftop: interrupted: reported the 2 step(s) measured before Ctrl-C" in out.stderr
+    # the step Ctrl-C cut short stays in the saved trace but is not reported as a step
+    assert f"{STEP}decode::1" in (tmp / "t.json").read_text()
+    assert cache.load_calibration("cpu", 1) is None
 
 
 def test_ctrl_c_during_calibration_reports_the_profile_and_exits_130(env, monkeypatch):

@@ -78,7 +78,7 @@ def test_llama2_7b_prefill_crosses_a100_ridge():
 def test_seed_003_table_weight_intensity_tracks_tokens():
     # Seed 003 §6: intensity from weight reuse ≈ 2T / bytes_per_weight = T for bf16. A q_proj of llama-3.1-8b
     # (4096 x 4096) at T = 1, 16, 128, 512 tokens: 2TKN / (2KN + 2TK + 2TN) = T·4096 / (4096 + 2T).
-    from rooftop.analytic.gemm import gemm
+    from rooftop.analytic.ops.gemm import gemm
 
     for t in (1, 16, 128, 512):
         c = gemm(tokens=t, k=4096, n=4096, weight_bytes_per_elt=2, act_bytes_per_elt=2)

@@ -10,12 +10,12 @@ from typing import Any
 
 from rooftop.ingest.join import Joined, join
 from rooftop.ingest.kineto import Trace, read_trace
-from tests.conftest import fixture_path
+from tests.conftest import data_path
 
 
 @cache
 def _load(name: str) -> tuple[Trace, Joined]:
-    trace = read_trace(fixture_path("hta-traces", name))
+    trace = read_trace(data_path("hta-traces", name))
     return trace, join(trace)
 
 

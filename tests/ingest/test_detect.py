@@ -8,14 +8,14 @@ import pytest
 
 from rooftop.errors import TraceFormatError
 from rooftop.ingest.detect import KINETO, NCU, NSYS, detect
-from tests.conftest import fixture_path
+from tests.conftest import data_path
 
 
 def test_fixtures() -> None:
-    assert detect(fixture_path("hta-traces", "triton_example.json.gz")) == KINETO
-    assert detect(fixture_path("ncu-csv-olajide-gpu-roofline-profiler", "saxpy.csv")) == NCU  # after 8 stray lines
-    assert detect(fixture_path("ncu-csv-llm-perf-opt", "kernel_0001.ncu.metrics.csv")) == NCU
-    assert detect(fixture_path("nsys-csv-llm-perf-opt", "decode_cuda_gpu_kern_sum.csv")) == NSYS
+    assert detect(data_path("hta-traces", "triton_example.json.gz")) == KINETO
+    assert detect(data_path("ncu-csv-olajide-gpu-roofline-profiler", "saxpy.csv")) == NCU  # after 8 stray lines
+    assert detect(data_path("ncu-csv-llm-perf-opt", "kernel_0001.ncu.metrics.csv")) == NCU
+    assert detect(data_path("nsys-csv-llm-perf-opt", "decode_cuda_gpu_kern_sum.csv")) == NSYS
 
 
 def test_unknown(tmp_path: Path) -> None:

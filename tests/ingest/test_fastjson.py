@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from rooftop.errors import TraceFormatError
 from rooftop.ingest import fastjson, kineto
 from rooftop.ingest.kineto import read_trace
-from tests.conftest import fixture_path
+from tests.conftest import data_path
 from tests.ingest.conftest import assert_same_trace, cpu_op, kernel, launch
 from tests.ingest.test_fuzz import event
 
@@ -58,7 +58,7 @@ def _same(path: Path) -> None:
 
 @pytest.mark.parametrize("name", FIXTURES)
 def test_fixtures_read_the_same(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = fixture_path("hta-traces", name)
+    path = data_path("hta-traces", name)
     slow = read_trace(path, fast=False)
     monkeypatch.setattr(kineto, "_read_slow", _no_fallback)  # every fixture is read by a fast reader
     assert_same_trace(read_trace(path), slow)  # small ones through json, large ones through msgspec chunks
@@ -67,7 +67,7 @@ def test_fixtures_read_the_same(name: str, monkeypatch: pytest.MonkeyPatch) -> N
 @pytest.mark.parametrize("name", ["sampled_rank-0.json.gz", "mi250_minitoy_rocm.json.gz", "triton_example.json.gz"])
 def test_small_fixtures_through_tiny_chunks(name: str, chunked: None, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fastjson, "BLOCK_BYTES", 4096)  # 64 B blocks on 1.7 MB would take a while
-    path = fixture_path("hta-traces", name)
+    path = data_path("hta-traces", name)
     calls = []
     slow = read_trace(path, fast=False)
     monkeypatch.setattr(kineto, "_read_slow", _no_fallback)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from rooftop.api.ingest import import_path
 from rooftop.errors import TraceFormatError
-from tests.conftest import fixture_path, run_cli
+from tests.conftest import data_path, run_cli
 from tests.ingest.conftest import cpu_op, kernel, launch
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -73,7 +73,7 @@ def test_fuzzed_events(events: list[Any], gz: bool) -> None:
 @FUZZ
 @given(st.integers(0, 2000))
 def test_truncated_gzip(cut: int) -> None:
-    data = fixture_path("hta-traces", "mi250_minitoy_rocm.json.gz").read_bytes()
+    data = data_path("hta-traces", "mi250_minitoy_rocm.json.gz").read_bytes()
     _import(data[: min(cut, len(data) - 1)], ".json.gz")
 
 
@@ -113,7 +113,7 @@ def test_zero_duration_and_overlapping_kernels(tmp_path: Path) -> None:
 
 
 def test_cli_truncated_gzip_exits_2(tmp_path: Path) -> None:
-    data = fixture_path("hta-traces", "nccl_data.json.gz").read_bytes()
+    data = data_path("hta-traces", "nccl_data.json.gz").read_bytes()
     path = tmp_path / "cut.json.gz"
     path.write_bytes(data[: len(data) // 2])
     proc = run_cli("import", str(path))

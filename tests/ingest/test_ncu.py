@@ -10,7 +10,7 @@ from rooftop.core.points import Source
 from rooftop.errors import TraceFormatError
 from rooftop.ingest.mapping import load
 from rooftop.ingest.ncu import launch_points, read_ncu, theoretical_roofs, value
-from tests.conftest import fixture_path
+from tests.conftest import data_path
 
 OLAJIDE = {  # file: (kernel, gpu__time_duration µs, DRAM read+write bytes, achieved GB/s) from the README
     "saxpy.csv": ("saxpy_kernel", 292.928, 177_852_672, 607.2),
@@ -26,7 +26,7 @@ OLAJIDE = {  # file: (kernel, gpu__time_duration µs, DRAM read+write bytes, ach
 @pytest.mark.parametrize("name", sorted(OLAJIDE))
 def test_olajide_details(name: str) -> None:
     kernel, time_us, dram, gbs = OLAJIDE[name]
-    data = read_ncu(fixture_path("ncu-csv-olajide-gpu-roofline-profiler", name))
+    data = read_ncu(data_path("ncu-csv-olajide-gpu-roofline-profiler", name))
     assert len(data.launches) == 1 and data.skipped == {}
     (point,) = launch_points(data.launches[0], name)  # DRAM only: one hbm point
     assert kernel in point.label and point.level == "hbm" and point.source is Source.NCU
@@ -47,7 +47,7 @@ LLM = {  # prefix: (time µs, tensor FLOPs, DRAM bytes, GB/s, FLOP/s)
 @pytest.mark.parametrize("prefix", sorted(LLM))
 def test_llm_perf_opt_metrics(prefix: str) -> None:
     time_us, flops, dram, gbs, flop_s = LLM[prefix]
-    data = read_ncu(fixture_path("ncu-csv-llm-perf-opt", f"{prefix}.ncu.metrics.csv"))
+    data = read_ncu(data_path("ncu-csv-llm-perf-opt", f"{prefix}.ncu.metrics.csv"))
     (point,) = launch_points(data.launches[0], prefix)
     assert point.time_s == pytest.approx(time_us * 1e-6)
     assert point.flops == flops  # sm__ops_path_tensor_src_bf16_dst_fp32.sum; flop_count_* are "n/a"
@@ -59,7 +59,7 @@ def test_llm_perf_opt_metrics(prefix: str) -> None:
 
 
 def test_roofs_from_roofline_section() -> None:
-    data = read_ncu(fixture_path("ncu-csv-llm-perf-opt", "kernel_0005.ncu.section_SpeedOfLight_RooflineChart.csv"))
+    data = read_ncu(data_path("ncu-csv-llm-perf-opt", "kernel_0005.ncu.section_SpeedOfLight_RooflineChart.csv"))
     roofs = theoretical_roofs(data, "rtx5090")
     assert roofs is not None
     # DRAM 128 B/cycle x 13.78 GHz = 1.764 TB/s; FP32 43,520 FLOP/cycle x 2.01 GHz = 87.5 TFLOP/s

@@ -9,11 +9,11 @@ import pytest
 from rooftop.core.points import Source
 from rooftop.errors import TraceFormatError
 from rooftop.ingest.nsys import breakdown, read_nsys, summary_points
-from tests.conftest import fixture_path
+from tests.conftest import data_path
 
 
 def test_decode_summary() -> None:
-    rows, skipped = read_nsys(fixture_path("nsys-csv-llm-perf-opt", "decode_cuda_gpu_kern_sum.csv"))
+    rows, skipped = read_nsys(data_path("nsys-csv-llm-perf-opt", "decode_cuda_gpu_kern_sum.csv"))
     b = breakdown(rows)
     # README: 46 names, 78,016 instances, 179,072,697 ns; top gemvx 61,602,133 ns over 16,448 (34.4 %)
     assert (b["kernel_names"], b["instances"], skipped) == (46, 78_016, {})
@@ -26,7 +26,7 @@ def test_decode_summary() -> None:
 
 
 def test_prefill_summary() -> None:
-    rows, _ = read_nsys(fixture_path("nsys-csv-llm-perf-opt", "prefill_cuda_gpu_kern_sum.csv"))
+    rows, _ = read_nsys(data_path("nsys-csv-llm-perf-opt", "prefill_cuda_gpu_kern_sum.csv"))
     b = breakdown(rows)
     assert (b["kernel_names"], b["instances"]) == (97, 6_660)
     assert b["total_s"] == pytest.approx(65_691_733e-9)

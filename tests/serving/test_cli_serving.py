@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import json
 
-from tests.conftest import fixture_path, run_cli
+from tests.conftest import data_path, run_cli
 
 TINY = {
     "architectures": ["LlamaForCausalLM"],
@@ -22,7 +22,7 @@ TINY = {
 def test_watch_once_json_on_vllm_fixture(tmp_path) -> None:
     cfg = tmp_path / "config.json"
     cfg.write_text(json.dumps(TINY))
-    prom = fixture_path("serving", "vllm_cpu_0.32_live.prom")
+    prom = data_path("serving", "vllm_cpu_0.32_live.prom")
     proc = run_cli(
         "watch", str(prom), "--once", "--json", "-m", str(cfg), "--dtype", "fp32", "-o", str(tmp_path / "r.json")
     )

@@ -7,11 +7,11 @@ import pytest
 from rooftop.errors import TelemetryError
 from rooftop.serving.engines import detect, engine_map, engine_maps
 from rooftop.serving.exposition import parse
-from tests.conftest import fixture_path
+from tests.conftest import data_path
 
 
 def snap(name: str):
-    path = fixture_path("serving", name)
+    path = data_path("serving", name)
     return parse(path.read_text(), time_s=0.0, source=str(path))
 
 

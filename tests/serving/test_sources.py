@@ -11,7 +11,7 @@ from rooftop.serving.sources import (
     prometheus_range,
     read_file,
 )
-from tests.conftest import fixture_path
+from tests.conftest import data_path
 from tests.serving.prom_api import FakePrometheus
 from tests.serving.stub_server import StubServer
 
@@ -50,7 +50,7 @@ def test_fetch_from_a_live_endpoint_and_its_failures() -> None:
 
 
 def test_read_file_fixture_and_bad_files(tmp_path) -> None:
-    snap = read_file(fixture_path("serving", "vllm_cpu_0.32_live.prom"))
+    snap = read_file(data_path("serving", "vllm_cpu_0.32_live.prom"))
     assert snap.total("vllm:generation_tokens_total") == 416  # the fixture README's 416 generated tokens
     with pytest.raises(TelemetryError, match="cannot read"):
         read_file(tmp_path / "absent.prom")

@@ -1,30 +1,21 @@
-"""OpCost and the operator registry: one formula per operator family, registered once.
+"""OpCost: what one occurrence of an operator costs, as arrays over the workload grid.
 
-A formula takes shapes (numpy arrays broadcast over a workload grid) and dtypes and returns an
-OpCost. Registering two formulas under one kind is an error; asking for an unregistered kind is
-an explicit ``UnmodelledOp`` error, never a silent zero.
+The formulas that produce it live in ``analytic/ops/``; the registry that finds them is
+``analytic/registry.py``. This module imports neither.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-
-from rooftop.errors import RooftopError
 
 Array = NDArray[np.float64]
 
 
 def _zero() -> Array:
     return np.zeros(())
-
-
-class UnmodelledOp(RooftopError):
-    """An operator kind that has no registered formula."""
 
 
 @dataclass(frozen=True)
@@ -57,43 +48,3 @@ class OpCost:
             raise ValueError("cannot add costs on different units")
         values = {f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self) if f.name != "unit"}
         return OpCost(**values, unit=self.unit)
-
-
-Formula = Callable[..., OpCost]
-_REGISTRY: dict[str, Formula] = {}
-
-
-def register(kind: str) -> Callable[[Formula], Formula]:
-    """Decorator: register ``fn`` as the formula of operator ``kind`` (once)."""
-
-    def wrap(fn: Formula) -> Formula:
-        if kind in _REGISTRY:
-            raise ValueError(f"duplicate formula registration for operator kind {kind!r}")
-        _REGISTRY[kind] = fn
-        return fn
-
-    return wrap
-
-
-def formula(kind: str) -> Formula:
-    """The formula for ``kind``; unregistered kinds raise UnmodelledOp."""
-    _load_formulas()
-    if kind not in _REGISTRY:
-        raise UnmodelledOp(f"operator kind {kind!r} has no formula (unmodelled)")
-    return _REGISTRY[kind]
-
-
-def kinds() -> list[str]:
-    """Every registered operator kind."""
-    _load_formulas()
-    return sorted(_REGISTRY)
-
-
-def cost(kind: str, /, **shapes: Any) -> OpCost:
-    """Evaluate the formula of ``kind`` on ``shapes``."""
-    return formula(kind)(**shapes)
-
-
-def _load_formulas() -> None:
-    # Importing the formula modules registers them; imported here to keep `import rooftop` light.
-    from rooftop.analytic import attention, collectives, elementwise, gemm  # noqa: F401

@@ -13,7 +13,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from rooftop.analytic.cost import Array, OpCost, cost
+from rooftop.analytic.cost import Array, OpCost
+from rooftop.analytic.registry import OpKind, cost
 from rooftop.core.points import Phase
 from rooftop.core.workload import Workload
 from rooftop.dtypes import dtype
@@ -28,7 +29,7 @@ class Op:
     """One operator of the step: ``count`` identical occurrences (usually one per layer)."""
 
     name: str
-    kind: str
+    kind: OpKind
     count: int
     cost: OpCost
     group: str  # attention | mlp | moe | norm | embedding | head | comm
@@ -47,7 +48,7 @@ class _Step:
     """The shapes of one step, per GPU, and one method per block of the model."""
 
     def __init__(self, spec: ModelSpec, w: Workload) -> None:
-        self.spec, self.w, self.tp, self.L = spec, w, w.tp, spec.layers
+        self.spec, self.w, self.tp, self.layers = spec, w, w.tp, spec.layers
         self.act = dtype(w.act_dtype).bytes
         self.kv = dtype(w.kv_dtype).bytes
         self.weight = dtype(w.weight_dtype).bytes
@@ -57,38 +58,53 @@ class _Step:
         self.kv_heads = math.ceil(spec.kv_heads / w.tp)
 
     # ---- building blocks ---------------------------------------------------------------
+    def op(self, name: str, kind: OpKind, count: int, group: str, /, **shapes: Any) -> Op:
+        """``count`` occurrences of operator ``name``, costed by the formula registered for ``kind``."""
+        return Op(name, kind, count, cost(kind, **shapes), group)
+
     def gemm(
         self, name: str, k: int, n: int, count: int | None = None, tokens: Any = None, group: str = "attention"
     ) -> Op:
         """A projection [tokens, k] @ [k, n] (tokens defaults to every token of the step)."""
-        shape = {
-            "tokens": self.tokens if tokens is None else tokens,
-            "k": k,
-            "n": n,
+        return self.op(
+            name,
+            OpKind.GEMM,
+            self.layers if count is None else count,
+            group,
+            tokens=self.tokens if tokens is None else tokens,
+            k=k,
+            n=n,
+            **self._weights(),
+        )
+
+    def _weights(self) -> dict[str, Any]:
+        """The weight and activation widths every (grouped) GEMM takes."""
+        return {
             "weight_bytes_per_elt": self.weight,
             "act_bytes_per_elt": self.act,
             "group_size": self.w.quant_group_size,
             "grouped_scales": self.grouped_scales,
         }
-        return Op(name, "gemm", self.L if count is None else count, cost("gemm", **shape), group)
 
     def norm(self, name: str, count: int, width: int | None = None, tokens: Any = None) -> Op:
         """A norm over ``width`` features (the hidden size by default)."""
-        c = cost(
+        return self.op(
+            name,
+            OpKind.NORM,
+            count,
             "norm",
             tokens=self.tokens if tokens is None else tokens,
             width=width or self.spec.hidden,
             kind=self.spec.norm,
             act_bytes=self.act,
         )
-        return Op(name, "norm", count, c, "norm")
 
     def all_reduce(self, name: str) -> list[Op]:
         """A tensor-parallel all-reduce of the hidden state after a block (none at tp=1)."""
         if self.tp == 1:
             return []
-        c = cost("all_reduce", tokens=self.tokens, width=self.spec.hidden, act_bytes=self.act, tp=self.tp)
-        return [Op(name, "all_reduce", self.L, c, "comm")]
+        shapes = {"tokens": self.tokens, "width": self.spec.hidden, "act_bytes": self.act, "tp": self.tp}
+        return [self.op(name, OpKind.ALL_REDUCE, self.layers, "comm", **shapes)]
 
     def mlp(self, prefix: str, width: int, count: int, group: str, tokens: Any = None) -> list[Op]:
         """Gate (when gated), up, activation and down of one dense MLP of ``width``."""
@@ -97,44 +113,31 @@ class _Step:
         s = self.spec
         ops = [self.gemm(f"{prefix}gate_proj", s.hidden, local, count, tok, group)] if s.gated_mlp else []
         ops.append(self.gemm(f"{prefix}up_proj", s.hidden, local, count, tok, group))
-        act = cost(
-            "activation", tokens=tok, width=local, activation=s.activation, gated=s.gated_mlp, act_bytes=self.act
-        )
-        ops.append(Op(f"{prefix}act", "activation", count, act, group))
+        ops.append(self.activation(f"{prefix}act", count, group, tok, local))
         ops.append(self.gemm(f"{prefix}down_proj", local, s.hidden, count, tok, group))
         return ops
+
+    def activation(self, name: str, count: int, group: str, tokens: Any, width: int) -> Op:
+        """The MLP activation (times the gate when gated) over ``width`` features."""
+        s = self.spec
+        shapes = {"activation": s.activation, "gated": s.gated_mlp, "act_bytes": self.act}
+        return self.op(name, OpKind.ACTIVATION, count, group, tokens=tokens, width=width, **shapes)
 
     # ---- blocks ------------------------------------------------------------------------------
     def embedding(self) -> list[Op]:
         """Token (and learned position) embedding gathers."""
         tables = 2 if self.spec.learned_positions else 1
-        c = cost(
-            "embedding",
-            tokens=self.tokens,
-            width=self.spec.hidden,
-            weight_bytes_per_elt=self.weight,
-            act_bytes=self.act,
-            tables=tables,
-        )
-        return [Op("embed", "embedding", 1, c, "embedding")]
+        shapes = {"width": self.spec.hidden, "weight_bytes_per_elt": self.weight, "act_bytes": self.act}
+        return [self.op("embed", OpKind.EMBEDDING, 1, "embedding", tokens=self.tokens, tables=tables, **shapes)]
 
     def attention(self) -> list[Op]:
         """Norm, projections, KV append, score/softmax/value, output projection, all-reduce."""
         s, w = self.spec, self.w
-        ops = [self.norm("attn_norm", self.L), *(self._mla_projections() if s.mla else self._qkv_projections())]
+        ops = [self.norm("attn_norm", self.layers), *(self._mla_projections() if s.mla else self._qkv_projections())]
         latent = s.mla.kv_lora_rank + s.mla.qk_rope_head_dim if s.mla else 0
         per_token = float(latent) if s.mla else 2.0 * self.kv_heads * s.head_dim
-        ops.append(
-            Op(
-                "kv_append",
-                "kv_append",
-                self.L,
-                cost(
-                    "kv_append", tokens=self.tokens, act_bytes=self.act, kv_bytes=self.kv, elements_per_token=per_token
-                ),
-                "attention",
-            )
-        )
+        append = {"tokens": self.tokens, "act_bytes": self.act, "kv_bytes": self.kv, "elements_per_token": per_token}
+        ops.append(self.op("kv_append", OpKind.KV_APPEND, self.layers, "attention", **append))
         qk_dim, v_dim, kv_heads, reads_v = self._attention_dims()
         shape = {
             "batch": w.batch,
@@ -146,18 +149,11 @@ class _Step:
             "causal": w.causal,
         }
         kv = {"kv_heads": kv_heads, "kv_bytes": self.kv}
+        n = self.layers
+        ops.append(self.op("attn_score", OpKind.ATTN_SCORE, n, "attention", **shape, **kv, qk_dim=qk_dim))
+        ops.append(self.op("softmax", OpKind.SOFTMAX, n, "attention", **shape))
         ops.append(
-            Op("attn_score", "attn_score", self.L, cost("attn_score", **shape, **kv, qk_dim=qk_dim), "attention")
-        )
-        ops.append(Op("softmax", "softmax", self.L, cost("softmax", **shape), "attention"))
-        ops.append(
-            Op(
-                "attn_value",
-                "attn_value",
-                self.L,
-                cost("attn_value", **shape, **kv, v_dim=v_dim, reads_v=reads_v),
-                "attention",
-            )
+            self.op("attn_value", OpKind.ATTN_VALUE, n, "attention", **shape, **kv, v_dim=v_dim, reads_v=reads_v)
         )
         o_in = s.heads * (s.mla.v_head_dim if s.mla else s.head_dim) // self.tp
         ops.append(self.gemm("o_proj", o_in, s.hidden))
@@ -171,7 +167,7 @@ class _Step:
             self.gemm("v_proj", s.hidden, self.kv_heads * s.head_dim),
         ]
         if s.qk_norm:
-            ops.append(self.norm("qk_norm", self.L, s.head_dim, self.tokens * (self.heads + self.kv_heads)))
+            ops.append(self.norm("qk_norm", self.layers, s.head_dim, self.tokens * (self.heads + self.kv_heads)))
         return ops
 
     def _mla_projections(self) -> list[Op]:
@@ -208,9 +204,9 @@ class _Step:
     def feed_forward(self) -> list[Op]:
         """Norms, the dense MLP layers and the MoE layers (router, routed and shared experts)."""
         s = self.spec
-        ops = [self.norm("ffn_norm", self.L)]
+        ops = [self.norm("ffn_norm", self.layers)]
         if s.norms_per_layer > 2:
-            ops.append(self.norm("extra_norms", self.L * (s.norms_per_layer - 2)))
+            ops.append(self.norm("extra_norms", self.layers * (s.norms_per_layer - 2)))
         dense_layers = s.layers - s.moe_layers
         if dense_layers:
             ops += self.mlp("", s.ffn, dense_layers, "mlp")
@@ -223,35 +219,13 @@ class _Step:
         assert s.moe is not None
         moe, n = s.moe, s.moe_layers
         local = math.ceil(moe.expert_ffn / self.tp)
-        shape = {
-            "tokens": self.tokens,
-            "experts": moe.experts,
-            "top_k": moe.top_k,
-            "weight_bytes_per_elt": self.weight,
-            "act_bytes_per_elt": self.act,
-            "group_size": self.w.quant_group_size,
-            "grouped_scales": self.grouped_scales,
-        }
+        shape = {"tokens": self.tokens, "experts": moe.experts, "top_k": moe.top_k, **self._weights()}
         gate_up = 2 if s.gated_mlp else 1
-        act = cost(
-            "activation",
-            tokens=self.tokens * moe.top_k,
-            width=local,
-            activation=s.activation,
-            gated=s.gated_mlp,
-            act_bytes=self.act,
-        )
         ops = [
             self.gemm("router", s.hidden, moe.experts, n, group="moe"),
-            Op(
-                "experts_gate_up",
-                "grouped_gemm",
-                n,
-                cost("grouped_gemm", k=s.hidden, n=gate_up * local, **shape),
-                "moe",
-            ),
-            Op("experts_act", "activation", n, act, "moe"),
-            Op("experts_down", "grouped_gemm", n, cost("grouped_gemm", k=local, n=s.hidden, **shape), "moe"),
+            self.op("experts_gate_up", OpKind.GROUPED_GEMM, n, "moe", k=s.hidden, n=gate_up * local, **shape),
+            self.activation("experts_act", n, "moe", self.tokens * moe.top_k, local),
+            self.op("experts_down", OpKind.GROUPED_GEMM, n, "moe", k=local, n=s.hidden, **shape),
         ]
         if moe.shared_experts:
             ops += self.mlp("shared_", moe.shared_experts * (moe.shared_ffn or moe.expert_ffn), n, "moe")

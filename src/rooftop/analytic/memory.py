@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rooftop.analytic.cost import Array
-from rooftop.analytic.gemm import QUANT_SCALE_BYTES
+from rooftop.analytic.ops.gemm import QUANT_SCALE_BYTES
 from rooftop.core.workload import Workload
 from rooftop.dtypes import dtype
 from rooftop.models.spec import ModelSpec

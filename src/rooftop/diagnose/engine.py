@@ -44,9 +44,9 @@ def rule(fn: Rule) -> Rule:
 
 
 def _load_rules() -> None:
-    from rooftop.diagnose import rules
-
-    for info in pkgutil.iter_modules(rules.__path__):
+    # By name, not `from rooftop.diagnose import rules`: the rules import this module, not the reverse.
+    package = importlib.import_module("rooftop.diagnose.rules")
+    for info in pkgutil.iter_modules(package.__path__):
         importlib.import_module(f"rooftop.diagnose.rules.{info.name}")
 
 
