@@ -14,14 +14,15 @@ from tests.conftest import data_path
 
 
 @cache
-def _load(name: str) -> tuple[Trace, Joined]:
-    trace = read_trace(data_path("hta-traces", name))
+def real(folder: str, name: str) -> tuple[Trace, Joined]:
+    """A real trace under tests/data/<folder>/ and its joins (parsed once per session)."""
+    trace = read_trace(data_path(folder, name))
     return trace, join(trace)
 
 
 def hta(name: str) -> tuple[Trace, Joined]:
-    """A fixture trace and its joins (parsed once per session)."""
-    return _load(name)
+    """A fixture trace of tests/data/hta-traces/ and its joins (parsed once per session)."""
+    return real("hta-traces", name)
 
 
 def kernel(ts: float, dur: float, corr: int = -1, name: str = "k", stream: int = 7, **args: Any) -> dict[str, Any]:

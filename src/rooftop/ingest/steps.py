@@ -30,7 +30,6 @@ from rooftop.ingest.timeline import name_mask
 from rooftop.units import MICRO
 
 
-
 def step_of(trace: Trace, joined: Joined) -> np.ndarray[Any, np.dtype[np.int64]]:
     """Per GPU row, the index into ``trace.steps`` (-1 outside every step)."""
     g = trace.gpu
