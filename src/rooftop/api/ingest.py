@@ -44,6 +44,7 @@ def trace_result(path: Path, roofs: Roofs | None, progress: Progress | None = No
         "file": str(path),
         "rank": trace.rank,
         "device": trace.device_name,
+        "vendor": trace.vendor,
         "hardware": used.name,
         "events": trace.events,
     }
@@ -100,7 +101,7 @@ def _files(path: Path) -> tuple[list[tuple[Path, str]], dict[str, str]]:
         try:
             found.append((child, detect(child)))
         except TraceFormatError as exc:
-            skipped[child.name] = str(exc).split(": ", 1)[-1][:80]
+            skipped[child.name] = str(exc).split(": ", 1)[-1]
     if not found:
         raise TraceFormatError(f"{path}: no trace, ncu or nsys file in this folder")
     return found, skipped
@@ -118,7 +119,7 @@ def import_path(path: str | Path, roofs: Roofs | None = None, progress: Progress
         except TraceFormatError as exc:
             if not folder:
                 raise
-            skipped[file.name] = str(exc).split(": ", 1)[-1][:160]  # keep the other ranks
+            skipped[file.name] = str(exc).split(": ", 1)[-1]  # keep the other ranks
             continue
         implied = implied or found
         if result is not None:
