@@ -35,7 +35,8 @@ class Observation:
     engine: str
     scalars: dict[str, float]
     histograms: dict[str, Histogram]
-    deprecated: tuple[str, ...] = ()
+    deprecated: tuple[str, ...] = ()  # 'old → new (deprecated in X)' for each renamed metric still read
+    models: tuple[str, ...] = ()  # the models whose request counters were read (per-model engines)
 
     def to_json(self) -> dict[str, Any]:
         """The log line."""
@@ -43,6 +44,8 @@ class Observation:
             "t": self.time_s,
             "source": self.source,
             "engine": self.engine,
+            "renamed": list(self.deprecated),
+            "request_models": list(self.models),
             "scalars": self.scalars,
             "hist": {
                 k: {"sum": h.sum, "count": h.count, "buckets": [[_edge(e), c] for e, c in h.buckets]}
@@ -57,18 +60,29 @@ class Observation:
             k: Histogram(tuple((float(e), float(c)) for e, c in v["buckets"]), float(v["sum"]), float(v["count"]))
             for k, v in d.get("hist", {}).items()
         }
-        return cls(d["source"], float(d["t"]), d["engine"], {k: float(v) for k, v in d["scalars"].items()}, hist)
+        scalars = {k: float(v) for k, v in d["scalars"].items()}
+        renamed, models = tuple(d.get("renamed", ())), tuple(d.get("request_models", ()))
+        return cls(d["source"], float(d["t"]), d["engine"], scalars, hist, renamed, models)
 
 
 def _edge(edge: float) -> float | str:
     return edge if math.isfinite(edge) else "+Inf"  # JSON has no infinity
 
 
-def observe(snap: Snapshot, source: str, engine: str | None = None) -> Observation:
-    """Reduce a snapshot to canonical metrics with ``engine``'s map (detected when None)."""
+def observe(snap: Snapshot, source: str, engine: str | None = None, model_label: str | None = None) -> Observation:
+    """Reduce a snapshot to canonical metrics with ``engine``'s map (detected when None).
+
+    ``model_label`` picks the model whose request counters count (Triton; default: the client-facing ones).
+    """
     emap: EngineMap = engine_map(engine) if engine else detect(snap)
     return Observation(
-        source, snap.time_s, emap.engine, emap.scalars(snap), emap.histograms(snap), tuple(emap.deprecated_in_use(snap))
+        source,
+        snap.time_s,
+        emap.engine,
+        emap.scalars(snap, model_label),
+        emap.histograms(snap),
+        tuple(emap.deprecated_in_use(snap)),
+        emap.request_models(snap, model_label),
     )
 
 
@@ -170,6 +184,7 @@ class Watcher:
     fetch: Fetcher
     log: JsonlLog | None = None
     engine: str | None = None
+    model_label: str | None = None
     state: dict[str, SourceState] = field(default_factory=dict)
     events: list[dict[str, Any]] = field(default_factory=list)
 
@@ -198,7 +213,7 @@ class Watcher:
             st = self.state[src]
             now = time.time()
             try:
-                obs = observe(self.fetch(src), src, self.engine)
+                obs = observe(self.fetch(src), src, self.engine, self.model_label)
             except RooftopError as exc:
                 if st.failing_since is None:
                     st.failing_since = now
