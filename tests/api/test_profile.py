@@ -1,5 +1,7 @@
 """The profile facade in-process on the tiny model: measured beside analytic, calibration stored, Ctrl-C in the sweep."""
 
+from pathlib import Path
+
 import pytest
 
 from rooftop.api import profile as api
@@ -66,3 +68,11 @@ def test_roofs_are_measured_and_cached_when_missing(tmp_path, monkeypatch):
     assert cache.load_roofs("cpu", 1).peak("fp32") == 90e9  # cached: the next call does not measure
     monkeypatch.setattr(api, "measure_roofs", None)
     assert api.roofs_for("cpu", 1).peak("fp32") == 90e9
+
+
+def test_the_default_trace_goes_beside_the_output_or_into_the_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROOFTOP_CACHE_DIR", str(tmp_path / "cache"))
+    assert api.default_trace_path("out/run.json") == Path("out/run-trace.json.gz")
+    assert api.default_trace_path("report.html") == Path("report-trace.json.gz")
+    assert api.default_trace_path() == tmp_path / "cache" / "rooftop-trace.json.gz"
+    assert api.ProfileRequest().trace_path == tmp_path / "cache" / "rooftop-trace.json.gz"

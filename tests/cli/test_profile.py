@@ -60,6 +60,28 @@ def test_table_output_names_measured_and_analytic(env):
 
 
 @pytest.mark.parametrize(
+    ("args", "trace"),
+    [
+        ([], "cache/rooftop-trace.json.gz"),  # nothing else asked: the cache folder
+        (["-o", "{tmp}/out/run.json"], "out/run-trace.json.gz"),  # beside the artifact, named after it
+    ],
+)
+def test_trace_goes_beside_the_outputs_or_into_the_cache_never_the_working_directory(env, args, trace):
+    e, tmp = env
+    cwd, out_dir = tmp / "cwd", tmp / "out"
+    cwd.mkdir()
+    out_dir.mkdir()
+    args = [a.format(tmp=tmp) for a in args]
+    out = run_cli(
+        "profile", "-m", str(tmp / "tiny"), "-p", "16", "--steps", "1", "--no-calibrate", *args, env=e, cwd=cwd
+    )
+    assert out.returncode == 0, out.stderr
+    assert list(cwd.iterdir()) == []
+    assert (tmp / trace).is_file()
+    assert f"wrote {tmp / trace} (torch trace)" in out.stderr
+
+
+@pytest.mark.parametrize(
     ("args", "message"),
     [
         (["--device", "tpu"], "unknown device 'tpu'"),

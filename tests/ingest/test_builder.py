@@ -11,11 +11,12 @@ import pytest
 from rooftop.ingest.builder import Builder, _int
 from rooftop.ingest.mapping import load
 from rooftop.ingest.tables import KERNEL, MEMCPY, Trace
+from rooftop.torchops.cost import covered_ops
 from tests.ingest.conftest import cpu_op, kernel, launch
 
 
 def build(events: list[Any]) -> Trace:
-    b = Builder(load("kineto_v1"), frozenset(load("ops_v1")["ops"]))
+    b = Builder(load("kineto_v1"), covered_ops())
     for ev in events:
         b.add(ev)
     return b.finish("t.json", {})

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from rooftop.errors import TraceFormatError
-from rooftop.measure.attribution import attribute, classify, matmul_flops
+from rooftop.measure.attribution import attribute, classify
 
 TRACE = Path(__file__).parents[1] / "data" / "measure" / "tiny-llama-trace.json.gz"
 
@@ -56,11 +56,6 @@ def test_classify_by_module_and_aten():
     assert classify("model.layers.3.self_attn", "aten::mul") == "rope"
     assert classify("model.layers.3", "aten::add") == "residual"
     assert classify("", "aten::argmax") == "sample"
-
-
-def test_matmul_flops_of_addmm_skips_bias():
-    args = {"Input Dims": [[32], [4, 16], [16, 32]], "Input type": ["float", "float", "float"]}
-    assert matmul_flops("aten::addmm", args) == 2 * 4 * 16 * 32
 
 
 @pytest.mark.parametrize(

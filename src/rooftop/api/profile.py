@@ -9,7 +9,7 @@ from the run is stored with the roof cache for ``rooftop analyze --calibrated``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,19 @@ from rooftop.models.spec import ModelSpec
 
 Progress = Callable[[str], None]
 DEFAULT_MODEL = "llama-cpu-small"
+TRACE_NAME = "rooftop-trace.json.gz"
+
+
+def default_trace_path(beside: str | Path | None = None) -> Path:
+    """Where the torch trace goes when none is named: never the working directory.
+
+    Next to ``beside`` (the run's other output file), named after it (``out/run.json`` ->
+    ``out/run-trace.json.gz``); without one, ``rooftop-trace.json.gz`` in the cache folder.
+    """
+    if beside is None:
+        return cache.cache_dir() / TRACE_NAME
+    path = Path(beside)
+    return path.with_name(f"{path.name.partition('.')[0] or 'rooftop'}-trace.json.gz")
 
 
 @dataclass(frozen=True)
@@ -43,7 +56,7 @@ class ProfileRequest:
     context: int | None = None  # cached tokens at decode; None = the prompt's
     decode_steps: int = 16
     threads: int = 1
-    trace_path: Path = Path("rooftop-trace.json.gz")
+    trace_path: Path = field(default_factory=default_trace_path)  # the cache folder unless named
     weights: str | None = None
     remeasure_roofs: bool = False
     calibrate: bool = True

@@ -8,8 +8,9 @@ import click
 from rich.console import Console
 
 from rooftop.cli.options import IntList
-from rooftop.cli.output import emit, output_options
+from rooftop.cli.output import emit, output_options, requested_files
 from rooftop.cli.roofs import THREADS_HELP
+from rooftop.core.artifact import Run
 
 
 @click.command()
@@ -62,9 +63,9 @@ from rooftop.cli.roofs import THREADS_HELP
     "--trace",
     "trace_path",
     type=click.Path(dir_okay=False),
-    default="rooftop-trace.json.gz",
-    show_default=True,
-    help="Where the torch trace goes (open it in Perfetto).",
+    help="Where the torch trace goes (open it in Perfetto). Default: beside -o/--report/--plot, "
+    "named after it (run.json -> run-trace.json.gz), else rooftop-trace.json.gz in the cache "
+    "folder ($ROOFTOP_CACHE_DIR, default ~/.cache/rooftop). The path is printed on stderr.",
 )
 @click.option("--remeasure-roofs", is_flag=True, help="Measure quick roofs again instead of using the cache.")
 @click.option("--no-calibrate", is_flag=True, help="Do not store the fitted calibration with the roofs.")
@@ -79,7 +80,7 @@ def profile(
     steps: int,
     threads: int,
     weights: str | None,
-    trace_path: str,
+    trace_path: str | None,
     remeasure_roofs: bool,
     no_calibrate: bool,
     as_json: bool,
@@ -103,7 +104,7 @@ def profile(
       rooftop profile -m ./my-model --weights ./my-model # real safetensors (MoE routing realistic)
       rooftop profile --json -o profile.json
     """
-    from rooftop.api.profile import ProfileRequest, profile_batches
+    from rooftop.api.profile import ProfileRequest, default_trace_path, profile_batches
     from rooftop.report.profile import render_profile
 
     console = Console(stderr=True)
@@ -115,7 +116,7 @@ def profile(
         context=context,
         decode_steps=steps,
         threads=threads,
-        trace_path=Path(trace_path),
+        trace_path=Path(trace_path) if trace_path else default_trace_path(_first_output(output)),
         weights=weights,
         remeasure_roofs=remeasure_roofs,
         calibrate=not no_calibrate,
@@ -123,6 +124,14 @@ def profile(
     with console.status("profiling") as status:
         run = profile_batches(request, batch, progress=lambda m: status.update(m))
     emit(run, as_json, output, render=render_profile)
+    _finish(run)
+
+
+def _finish(run: Run) -> None:
+    """Say where each torch trace went; exit 130 (after reporting) when Ctrl-C cut the run short."""
+    traces = run.identity.get("trace")
+    for trace in traces if isinstance(traces, list) else [traces]:
+        click.echo(f"wrote {trace} (torch trace)", err=True)
     if str(run.identity.get("calibration", "")).startswith("interrupted"):
         click.echo("rooftop: interrupted during calibration: the profile is reported, no calibration stored", err=True)
         raise SystemExit(130)
@@ -130,3 +139,9 @@ def profile(
         kept = sum(r.extra.get("profile", {}).get("steps", 0) for r in run.results)
         click.echo(f"rooftop: interrupted: reported the {kept} step(s) measured before Ctrl-C", err=True)
         raise SystemExit(130)
+
+
+def _first_output(output: str | None) -> str | None:
+    """The first file the command was asked to write (-o, then --report, then --plot), if any."""
+    files = requested_files()
+    return output or files["report"] or files["plot"]

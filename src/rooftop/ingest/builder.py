@@ -68,7 +68,8 @@ class Builder:
         }
         self.shapes: dict[str, int] = {}
         self.shape_list: list[tuple[Any, Any]] = []
-        self.raw_shapes: dict[tuple[bytes, bytes | None], int] = {}  # columns.py: raw JSON text -> shape id
+        self.concrete_list: list[Any] = []  # Concrete Inputs beside each shape_list entry
+        self.raw_shapes: dict[tuple[bytes, bytes | None, bytes | None], int] = {}  # columns.py: raw texts -> id
         self.steps: list[tuple[str, float, float]] = []
         self.comm: dict[int, dict[str, Any]] = {}
         self.skipped: Counter[str] = Counter()
@@ -141,7 +142,9 @@ class Builder:
         l["thread"].append(self.thread(pid, tid))
         l["name"].append(self.name_id(name))
 
-    def cpu_row(self, ts: Any, dur: Any, pid: Any, tid: Any, ext: Any, name: Any, dims: Any, types: Any) -> None:
+    def cpu_row(
+        self, ts: Any, dur: Any, pid: Any, tid: Any, ext: Any, name: Any, dims: Any, types: Any, concrete: Any = None
+    ) -> None:
         if type(name) is str and name.startswith(self.step_prefix):
             self.steps.append((name, float(ts), float(dur)))
             return
@@ -153,16 +156,17 @@ class Builder:
         c["name"].append(self.name_id(name))
         sid = -1
         if dims is not None and type(name) is str and name in self.shape_ops:
-            sid = self.shape_id(dims, types)
+            sid = self.shape_id(dims, types, concrete)
         c["shape"].append(sid)
 
-    def shape_id(self, dims: Any, types: Any) -> int:
-        """Interned (Input Dims, Input type): memory grows with distinct shapes, not with ops."""
-        key = repr((dims, types))
+    def shape_id(self, dims: Any, types: Any, concrete: Any = None) -> int:
+        """Interned (Input Dims, Input type, Concrete Inputs): memory grows with distinct shapes, not with ops."""
+        key = repr((dims, types, concrete))
         sid = self.shapes.get(key, -1)
         if sid < 0:
             sid = self.shapes[key] = len(self.shape_list)
             self.shape_list.append((dims, types))
+            self.concrete_list.append(concrete)
         return sid
 
     # -- the ijson reader: one dict per event --------------------------------------------------
@@ -208,6 +212,7 @@ class Builder:
                 get("name"),
                 args.get(a["input_dims"], args.get(self.a_older["input_dims"])),
                 args.get(a["input_type"]),
+                args.get(a["concrete_inputs"]),
             )
 
     # -- the msgspec reader: a chunk of structs (fastjson.Event / fastjson.Args) ----------------
@@ -245,7 +250,7 @@ class Builder:
                 ext = args.external_id if args.external_id is not unset else args.external_id_older
                 self.launch_row(e.ts, e.dur, args.correlation, ext, e.pid, e.tid, e.name)
             else:
-                dims, types = args.input_dims, args.input_type
+                dims, types, concrete = args.input_dims, args.input_type, args.concrete_inputs
                 if dims is unset:
                     dims = args.input_dims_older
                 self.cpu_row(
@@ -257,11 +262,13 @@ class Builder:
                     e.name,
                     None if dims is unset else kit.decode_raw(dims),
                     None if types is unset else kit.decode_raw(types),
+                    None if concrete is unset else kit.decode_raw(concrete),
                 )
 
     def finish(self, path: str, meta: dict[str, Any]) -> Trace:
         """The Trace of everything added."""
         g, l, c = self.g, self.l, self.c
+        shapes = (self.shape_list, self.concrete_list)  # CpuTable.shapes and .concrete
         return Trace(
             path=path,
             names=list(self.names),
@@ -279,7 +286,7 @@ class Builder:
                 _f(l["ts"]), _f(l["dur"]), _i(l["corr"]), _i(l["ext"]), _i(l["thread"]), _i(l["name"])
             ),
             cpu=CpuTable(
-                _f(c["ts"]), _f(c["dur"]), _i(c["thread"]), _i(c["ext"]), _i(c["name"]), _i(c["shape"]), self.shape_list
+                _f(c["ts"]), _f(c["dur"]), _i(c["thread"]), _i(c["ext"]), _i(c["name"]), _i(c["shape"]), *shapes
             ),
             steps=sorted(self.steps, key=lambda s: s[1]),
             comm_args=self.comm,

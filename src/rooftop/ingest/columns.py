@@ -183,7 +183,7 @@ def _comm(b: Builder, gargs: list[Any], unset: Any) -> None:
 
 
 def _shapes(b: Builder, args: list[Any], cpu: Array, names: list[Any], kit: Any) -> Array:
-    """Shape ids of the CPU rows; raw ``Input Dims``/``Input type`` texts seen before skip decoding."""
+    """Shape ids of the CPU rows; raw ``Input Dims``/``Input type``/``Concrete Inputs`` seen before skip decoding."""
     rows = np.flatnonzero(cpu).tolist()
     sid = np.full(len(rows), -1, dtype=np.int64)
     unset, seen = kit.unset, b.raw_shapes
@@ -193,12 +193,17 @@ def _shapes(b: Builder, args: list[Any], cpu: Array, names: list[Any], kit: Any)
         raw = a.input_dims if a.input_dims is not unset else a.input_dims_older
         if raw is unset:
             continue
-        types = a.input_type
-        key = (bytes(raw), None if types is unset else bytes(types))
+        types, concrete = a.input_type, a.concrete_inputs
+        key = (
+            bytes(raw),
+            None if types is unset else bytes(types),
+            None if concrete is unset else bytes(concrete),
+        )
         found = seen.get(key)
         if found is None:
             dims = kit.decode_raw(raw)
-            found = -1 if dims is None else b.shape_id(dims, None if types is unset else kit.decode_raw(types))
+            decoded = [None if x is unset else kit.decode_raw(x) for x in (types, concrete)]
+            found = -1 if dims is None else b.shape_id(dims, *decoded)
             seen[key] = found
         sid[j] = found
     return sid

@@ -102,11 +102,12 @@ def kit() -> Kit:
 
     Top-level fields are typed as Kineto writes them (a string ``cat``, integer or string ``pid``,
     numeric ``ts``...): any other type fails validation and the file goes to the ijson reader.
-    ``Input Dims``/``Input type`` stay raw JSON, decoded only for the operators whose shapes are used.
+    ``Input Dims``/``Input type``/``Concrete Inputs`` stay raw JSON, decoded only for the operators whose
+    shapes are used.
     """
     import msgspec
 
-    raw_keys = {"input_dims", "input_type", "input_dims_older"}
+    raw_keys = {"input_dims", "input_type", "concrete_inputs", "input_dims_older"}
     mapping = load("kineto_v1")
     keys = mapping["args"] | {f"{attr}_older": key for attr, key in mapping["args_older"].items()}
     args = msgspec.defstruct(

@@ -27,6 +27,7 @@ from rooftop.ingest import columns, fastjson
 from rooftop.ingest.builder import Builder
 from rooftop.ingest.mapping import load
 from rooftop.ingest.tables import KERNEL, MEMCPY, MEMSET, CpuTable, GpuTable, LaunchTable, Trace
+from rooftop.torchops.cost import covered_ops
 
 __all__ = ["KERNEL", "MEMCPY", "MEMSET", "CpuTable", "GpuTable", "LaunchTable", "Trace", "iter_events", "read_trace"]
 
@@ -171,7 +172,7 @@ def read_trace(path: str | Path, progress: Callable[[int], None] | None = None, 
     """
     p = Path(path)
     mapping = load("kineto_v1")
-    shape_ops = frozenset(load("ops_v1")["ops"])
+    shape_ops = covered_ops()
     builder = Builder(mapping, shape_ops)
     meta: dict[str, Any] | None = None
     if fast:

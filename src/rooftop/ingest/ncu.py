@@ -22,8 +22,8 @@ from typing import Any
 from rooftop.core.points import Phase, RooflinePoint, Source
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, RoofKind, Roofs
 from rooftop.errors import TraceFormatError
-from rooftop.ingest.kernel_classes import classify, short_kernel
 from rooftop.ingest.mapping import load
+from rooftop.torchops.kernel_classes import classify, short_kernel
 
 ID, KERNEL = "ID", "Kernel Name"
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from rooftop.core.points import Phase, RooflinePoint, Source
 from rooftop.errors import TraceFormatError
-from rooftop.ingest.kernel_classes import classify, short_kernel
 from rooftop.ingest.mapping import load
+from rooftop.torchops.kernel_classes import classify, short_kernel
 
 
 @dataclass(frozen=True)

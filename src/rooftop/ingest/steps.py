@@ -24,9 +24,9 @@ import numpy as np
 
 from rooftop.ingest import intervals as iv
 from rooftop.ingest.join import Joined
-from rooftop.ingest.kernel_classes import is_communication
 from rooftop.ingest.kineto import KERNEL, Trace
 from rooftop.ingest.timeline import name_mask
+from rooftop.torchops.kernel_classes import is_communication
 from rooftop.units import MICRO
 
 

@@ -56,8 +56,9 @@ class CpuTable:
     thread: I64
     external_id: I64
     name_id: I64
-    shape_id: I64  # index into ``shapes`` (-1: none); only ops listed in ops_v1.toml keep shapes
+    shape_id: I64  # index into ``shapes`` (-1: none); only ops with a torchops formula keep shapes
     shapes: list[tuple[Any, Any]]  # distinct (Input Dims, Input type): a model repeats a few shapes
+    concrete: list[Any] = field(default_factory=list)  # Concrete Inputs of each ``shapes`` entry (None: absent)
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,10 @@ import numpy as np
 
 from rooftop.ingest import intervals as iv
 from rooftop.ingest.join import Joined
-from rooftop.ingest.kernel_classes import classify, collective_of, is_communication
 from rooftop.ingest.kineto import KERNEL, MEMCPY, MEMSET, Trace
 from rooftop.ingest.mapping import load
+from rooftop.torchops.dtype_names import scalar_type
+from rooftop.torchops.kernel_classes import classify, collective_of, is_communication
 from rooftop.units import MICRO
 
 GAP_REPORT_US = 10.0  # gaps longer than this are counted (HTA's default threshold)
@@ -155,8 +156,6 @@ def _graphs(trace: Trace, joined: Joined, kernel: np.ndarray[Any, Any]) -> dict[
 
 
 def _collectives(trace: Trace, comm_rows: np.ndarray[Any, Any]) -> list[dict[str, Any]]:
-    from rooftop.dtypes import ALIASES, DTYPES
-
     table: dict[str, dict[str, Any]] = {}
     by_name: dict[int, str] = {}  # collective named by the kernel, per distinct name
     rows = comm_rows.tolist()
@@ -177,10 +176,9 @@ def _collectives(trace: Trace, comm_rows: np.ndarray[Any, Any]) -> list[dict[str
         entry["kernels"] += 1
         entry["time_s"] += dur * MICRO
         if args:
-            nelems, dt = args.get("in_nelems"), str(args.get("comm_dtype") or "").lower()
-            key = ALIASES.get(dt, dt)
-            if isinstance(nelems, int | float) and key in DTYPES:
-                entry["message_bytes"] += float(nelems) * DTYPES[key].bytes
+            nelems, kt = args.get("in_nelems"), scalar_type(args.get("comm_dtype"))
+            if isinstance(nelems, int | float) and kt is not None:
+                entry["message_bytes"] += float(nelems) * kt.bytes
     return sorted(table.values(), key=lambda e: -e["time_s"])
 
 

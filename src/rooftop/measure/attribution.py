@@ -3,11 +3,13 @@
 The profiler run (profile.py) wraps every module's forward in a ``rooftop::mod::<path>`` range,
 HF's ``Cache.update`` in ``rooftop::mod::kv_append``, and every step in
 ``rooftop::step::<phase>::<i>``. Here each top-level aten op of a step is charged to the
-innermost module range around it, named through the versioned map ``data/attribution-1.toml``.
+innermost module range around it, named through the versioned map ``data/attribution-2.toml``.
 Time is the op's host duration on CPU, or the summed duration of the kernels it launched on
-CUDA. FLOPs come from the shapes of the matmul-family leaves and the attention kernel under it;
-bytes from the shapes of the op's inputs and (estimated) output. Whatever no op covers inside a
-step is a gap (Python, dispatch, launch, idle device).
+CUDA. FLOPs and bytes come from the torch profiler's vocabulary (``rooftop.torchops``, shared with
+``rooftop import``): FLOPs of the matmul-family leaves and the attention kernel under the op, in
+the causal convention each recorded (``Concrete Inputs``); bytes of the op's inputs and
+(estimated) output. Whatever no op covers inside a step is a gap (Python, dispatch, launch, idle
+device).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from importlib import resources
 from typing import Any
 
 from rooftop.errors import TraceFormatError
+from rooftop.torchops.cost import carries_flops, causal_flag, cost, op_bytes
 
 MOD = "rooftop::mod::"
 STEP = "rooftop::step::"
@@ -62,67 +65,18 @@ class StepProfile:
 @cache
 def mapping() -> dict[str, Any]:
     """The attribution map shipped with the package."""
-    text = resources.files("rooftop.measure").joinpath("data/attribution-1.toml").read_text(encoding="utf-8")
+    text = resources.files("rooftop.measure").joinpath("data/attribution-2.toml").read_text(encoding="utf-8")
     return tomllib.loads(text)
 
 
-def _numel(dims: Any) -> float:
-    return float(math.prod(dims)) if isinstance(dims, list) and all(isinstance(d, int) for d in dims) else 0.0
-
-
-def _tensors(args: dict[str, Any]) -> list[tuple[list[int], float]]:
-    """(dims, bytes per element) of each tensor input; tensor lists are flattened."""
-    sizes = mapping()["dtype_bytes"]
-    out = []
-    for dims, typ in zip(args.get("Input Dims", []), args.get("Input type", [])):
-        if typ == "TensorList" and isinstance(dims, list):
-            out += [(d, 4.0) for d in dims if isinstance(d, list) and d]
-        elif isinstance(dims, list) and dims and typ in sizes:
-            out.append((dims, float(sizes[typ])))
-    return out
-
-
-def matmul_flops(name: str, args: dict[str, Any]) -> float:
-    """2·M·N·K (× batch) of mm / addmm / bmm / baddbmm from their input shapes."""
-    dims = [d for d, _ in _tensors(args)]
-    if name in ("aten::addmm", "aten::baddbmm"):
-        dims = dims[1:]
-    if len(dims) < 2 or len(dims[0]) < 2:
-        return 0.0
-    a, b = dims[0], dims[1]
-    return 2.0 * _numel(a) * b[-1]
-
-
-def attention_flops(args: dict[str, Any]) -> float:
-    """QKᵀ and PV: 2·b·h·s_q·s_k·(d + d_v); causal with s_q = s_k counts s(s+1)/2 pairs (what the kernel does)."""
-    dims = [d for d, _ in _tensors(args)]
-    if len(dims) < 3 or len(dims[0]) != 4:
-        return 0.0
-    (b, h, sq, d), k, v = dims[0], dims[1], dims[2]
-    sk, dv = k[-2], v[-1]
-    causal = "True" in args.get("Concrete Inputs", [])[3:6]
-    pairs = sq * (sq + 1) / 2 if causal and sq == sk else sq * sk
-    return 2.0 * b * h * pairs * (d + dv)
-
-
-def op_bytes(name: str, args: dict[str, Any]) -> float:
-    """Inputs read once plus the output written once, estimated from the shapes."""
-    if name in mapping()["views"]["ops"]:
-        return 0.0
-    tensors = _tensors(args)
-    if not tensors:
-        return 0.0
-    reads = sum(_numel(d) * s for d, s in tensors)
-    dims0, size0 = tensors[0]
-    if name == "aten::embedding":  # weight, indices: reads the gathered rows only
-        rows = _numel(tensors[1][0]) if len(tensors) > 1 else 0.0
-        return rows * tensors[1][1] + 2 * rows * dims0[-1] * size0
-    if name in ("aten::linear", "aten::matmul", "aten::mm", "aten::addmm") and len(tensors) >= 2:
-        n = tensors[1][0][0] if name == "aten::linear" else tensors[1][0][-1]
-        return reads + _numel(dims0[:-1]) * n * size0
-    if name == "aten::cat":
-        return 2 * reads
-    return reads + max(_numel(d) for d, _ in tensors) * size0
+def op_flops(name: str, args: dict[str, Any]) -> tuple[float, float]:
+    """(FLOPs, matmul FLOPs) of one op that carries FLOPs, in the causal convention it recorded."""
+    if not carries_flops(name):
+        return 0.0, 0.0
+    c = cost(name, args, causal=causal_flag(name, args) is True)
+    if c is None:
+        return 0.0, 0.0
+    return c.flops, 0.0 if c.attention else c.flops
 
 
 def _innermost(ranges: list[dict[str, Any]], ts: float, end: float) -> str:
@@ -189,25 +143,18 @@ def _step(
     ranges = [e for e in inside if str(e.get("name", "")).startswith(MOD)]
     ops = [e for e in inside if e.get("cat") == "cpu_op"]
     runtime = [e for e in events if e.get("cat") == "cuda_runtime" and t0 <= e["ts"] <= t1]
-    m = mapping()["aten"]
     samples: list[OpSample] = []
     busy: list[tuple[float, float]] = []
     top: dict[str, Any] | None = None
     acc: dict[str, float] = {}
     for e in ops:
-        end = e["ts"] + e["dur"]
         if top is None or e["ts"] >= top["ts"] + top["dur"]:
             if top is not None:
                 samples.append(_sample(top, acc, ranges, runtime, kernels, busy))
             top, acc = e, {"flops": 0.0, "matmul": 0.0}
-        name, args = e["name"], e.get("args", {})
-        if name in m["matmul"]:
-            f = matmul_flops(name, args)
-            acc["flops"] += f
-            acc["matmul"] += f
-        elif name in m["attention"]:
-            acc["flops"] += attention_flops(args)
-        del end
+        flops, matmul = op_flops(e["name"], e.get("args", {}))
+        acc["flops"] += flops
+        acc["matmul"] += matmul
     if top is not None:
         samples.append(_sample(top, acc, ranges, runtime, kernels, busy))
     _, phase, index = [*str(step["name"]).split("::"), "0"][1:4]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rooftop.ingest.kernel_classes import classify, collective_of, short_kernel
+from rooftop.torchops.kernel_classes import classify, collective_of, short_kernel
 
 
 @pytest.mark.parametrize(
@@ -58,7 +58,7 @@ def test_collective_and_short_names() -> None:
     ],
 )
 def test_words_and_regexes_classify_like_one_regex(name: str) -> None:
-    from rooftop.ingest.kernel_classes import classes
+    from rooftop.torchops.kernel_classes import classes
 
     reference = next((kc.name for kc in classes() if kc.pattern.search(name)), "other")
     assert classify(name).name == reference
@@ -66,7 +66,7 @@ def test_words_and_regexes_classify_like_one_regex(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["GEMM_k2", "xgemm_kA", "Foo_Bar", "foo-bar", "ſgemm_k1", "plain"])
 def test_each_kind_of_pattern_matches_like_the_ignorecase_regex(name: str) -> None:
-    from rooftop.ingest.kernel_classes import KernelClass
+    from rooftop.torchops.kernel_classes import KernelClass
 
     # a word, a regex without backslashes (searched lower-cased), a regex with one (IGNORECASE)
     kc = KernelClass("x", "x", "", ("plain", "foo_?bar", r"gemm_k\d"))

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from functools import cache, cached_property
 
-from rooftop.ingest.mapping import load
+from rooftop.torchops.mapping import load
 
 OTHER = "other"
 
