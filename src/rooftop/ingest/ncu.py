@@ -23,7 +23,7 @@ from rooftop.core.points import Phase, RooflinePoint, Source
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, RoofKind, Roofs
 from rooftop.errors import TraceFormatError
 from rooftop.ingest.mapping import load
-from rooftop.torchops.kernel_classes import classify, short_kernel
+from rooftop.torchops.kernel_classes import classify, op_of, short_kernel
 
 ID, KERNEL = "ID", "Kernel Name"
 
@@ -197,7 +197,7 @@ def launch_points(launch: NcuLaunch, path: str) -> list[RooflinePoint]:
     return [
         RooflinePoint(
             label=f"#{launch.id} {short_kernel(launch.kernel)}",
-            op=kc.op,
+            op=op_of(launch.kernel),
             phase=Phase.UNKNOWN,
             flops=flops,
             bytes=moved,

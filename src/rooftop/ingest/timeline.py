@@ -25,7 +25,7 @@ from rooftop.ingest.join import Joined
 from rooftop.ingest.kineto import KERNEL, MEMCPY, MEMSET, Trace
 from rooftop.ingest.mapping import load
 from rooftop.torchops.dtype_names import scalar_type
-from rooftop.torchops.kernel_classes import classify, collective_of, is_communication
+from rooftop.torchops.kernel_classes import classify, collective_label, collective_of, is_communication
 from rooftop.units import MICRO
 
 GAP_REPORT_US = 10.0  # gaps longer than this are counted (HTA's default threshold)
@@ -166,10 +166,11 @@ def _collectives(trace: Trace, comm_rows: np.ndarray[Any, Any]) -> list[dict[str
         if args is None:
             kind = by_name.get(name_id)
             if kind is None:
-                kind = by_name[name_id] = (collective_of(trace.names[name_id]) or "unknown").lower()
+                kind = by_name[name_id] = collective_of(trace.names[name_id]) or "unknown"
             args = {}
         else:
-            kind = str(args.get("collective") or collective_of(trace.names[name_id]) or "unknown").lower()
+            named = collective_label(str(args.get("collective") or ""))
+            kind = named or collective_of(trace.names[name_id]) or "unknown"
         entry = table.get(kind)
         if entry is None:
             entry = table[kind] = {"collective": kind, "kernels": 0, "time_s": 0.0, "message_bytes": 0.0}
