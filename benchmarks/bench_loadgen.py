@@ -37,11 +37,12 @@ sys.path[:0] = [str(REPO), str(REPO / "src")]
 
 from tests.serving.test_e2e_vllm import VLLM_PYTHON, Vllm, free_port  # noqa: E402
 
+from rooftop.core.slo import SLO  # noqa: E402
 from rooftop.serving.loadgen.arrivals import arrivals  # noqa: E402
 from rooftop.serving.loadgen.client import RequestRecord  # noqa: E402
 from rooftop.serving.loadgen.prompts import Lengths, dataset, synthetic  # noqa: E402
 from rooftop.serving.loadgen.runner import Target, run  # noqa: E402
-from rooftop.serving.loadgen.summary import Slo, summarize  # noqa: E402
+from rooftop.serving.loadgen.summary import BenchSummary, summarize  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 PACE_S = 0.050
@@ -118,14 +119,14 @@ class Stub:
         self.proc.wait(10)
 
 
-def measured(stub: Stub, n: int, rate: float, out_len: int = 16) -> tuple[dict[str, Any], Any, float, float]:
+def measured(stub: Stub, n: int, rate: float, out_len: int = 16) -> tuple[BenchSummary, Any, float, float]:
     """One run: (summary, result, generator CPU s, stub CPU s)."""
     reqs = synthetic(n, Lengths(32), Lengths(out_len))
     offsets = arrivals(n, rate, "poisson")
     c0, s0 = time.process_time(), cpu_s(stub.proc.pid)
     res = run(Target(stub.url, "m"), reqs, offsets, timeout_s=120)
     c1, s1 = time.process_time(), cpu_s(stub.proc.pid)
-    return summarize(res.records, res.duration_s, Slo()), res, c1 - c0, s1 - s0
+    return summarize(res.records, res.duration_s, SLO()), res, c1 - c0, s1 - s0
 
 
 def ms(q: dict[str, Any], key: str) -> str:
@@ -140,17 +141,17 @@ def stub_part() -> None:
         print(f"[{wait_quiet(QUIET, PATIENCE_S)}]")
         s, res, gen_cpu, stub_cpu = measured(stub, n, float("inf"))
         print(
-            f"stub, rate=inf, {n} requests x 16 chunks: {s['request_throughput_rps']:.0f} req/s, "
-            f"{s['output_tokens_per_s']:.0f} chunks/s, peak {peak_concurrency(res.records)} concurrent streams, "
-            f"failed {s['failed']}; generator CPU {gen_cpu / n * 1e3:.2f} ms/request "
+            f"stub, rate=inf, {n} requests x 16 chunks: {s.request_throughput_rps:.0f} req/s, "
+            f"{s.output_tokens_per_s:.0f} chunks/s, peak {peak_concurrency(res.records)} concurrent streams, "
+            f"failed {s.failed}; generator CPU {gen_cpu / n * 1e3:.2f} ms/request "
             f"({gen_cpu / n / 18 * 1e6:.0f} us per SSE event), stub CPU {stub_cpu / n * 1e3:.2f} ms/request"
         )
         for rate in (50.0, 200.0, 400.0):
             n = int(rate * 5)
             s, res, gen_cpu, _ = measured(stub, n, rate)
-            lag, ttft = s["schedule_lag_s"], s["ttft_s"]
+            lag, ttft = s.schedule_lag_s, s.ttft_s
             print(
-                f"stub, poisson {rate:g} req/s x {n}: achieved/offered {s['request_throughput_rps'] / rate:.3f}, "
+                f"stub, poisson {rate:g} req/s x {n}: achieved/offered {s.request_throughput_rps / rate:.3f}, "
                 f"generator busy {gen_cpu / res.duration_s:.0%} of one core; timestamp error (send - schedule) "
                 f"p50 {ms(lag, 'p50')}, p99 {ms(lag, 'p99')}; TTFT on an instant server p50 {ms(ttft, 'p50')}, "
                 f"p99 {ms(ttft, 'p99')}   [{load()}]"
@@ -165,7 +166,7 @@ def paced_part() -> None:
     try:
         for n in (250, 500, 1000):
             s, res, gen_cpu, _ = measured(stub, n, float("inf"))
-            itl = s["itl_s"]
+            itl = s.itl_s
             print(
                 f"paced stub (1 token / {PACE_S * 1e3:.0f} ms), {n} streams at once (peak "
                 f"{peak_concurrency(res.records)}): ITL p50 {ms(itl, 'p50')}, p99 {ms(itl, 'p99')} "
@@ -239,7 +240,7 @@ KEYS = (("ttft_s", "ttft"), ("itl_s", "itl"), ("tpot_s", "tpot"), ("e2e_s", "e2e
 
 def engine_view(url: str, fn: Any) -> tuple[Any, dict[str, Any]]:
     """Call ``fn()`` between two scrapes of the engine's /metrics: (its result, the engine's latency means)."""
-    from rooftop.api.serve import latency
+    from rooftop.api.window import latency
     from rooftop.serving.sources import fetch
     from rooftop.serving.watch import observe, window
 
@@ -283,9 +284,9 @@ def write_prompts(directory: Path, n: int) -> None:
 def ours_at(url: str, model: str, prompts: Path, n: int, rate: float, seed: int) -> dict[str, Any]:
     """rooftop's load: the text prompts in file order, 16 output tokens each, Poisson at ``rate``."""
     res = run(Target(url, model), dataset(prompts, n, Lengths(16)), arrivals(n, rate, seed=seed))
-    out = summarize(res.records, res.duration_s, Slo())
-    print(f"  (rooftop's prompts: {out['input_tokens'] / max(1, out['completed']):.1f} tokens on average, from usage)")
-    return out
+    out = summarize(res.records, res.duration_s, SLO())
+    print(f"  (rooftop's prompts: {out.input_tokens / max(1, out.completed):.1f} tokens on average, from usage)")
+    return out.to_dict()
 
 
 def vllm_part(repeat: int, truth: bool = True) -> None:

@@ -13,8 +13,9 @@ import tracemalloc
 import numpy as np
 
 from rooftop.analytic.sweep import sweep_grid
+from rooftop.core.slo import SLO
 from rooftop.core.workload import Workload
-from rooftop.diagnose.sweep import SLO, sweep_findings
+from rooftop.diagnose.sweep import goodput, sweep_findings
 from rooftop.hardware.catalog import get_roofs
 from rooftop.models.presets import load_preset
 
@@ -33,7 +34,7 @@ def main(n_batch: int = 1000, n_context: int = 1000, repeats: int = 3) -> None:
     for _ in range(repeats):
         start = time.perf_counter()
         grid = sweep_grid(spec, roofs, Workload(), batches, contexts, 2048, 256)
-        goodput = slo.goodput(grid)
+        good = goodput(slo, grid)
         findings = sweep_findings(grid, slo)
         best = min(best, time.perf_counter() - start)
     del grid
@@ -50,7 +51,7 @@ def main(n_batch: int = 1000, n_context: int = 1000, repeats: int = 3) -> None:
     print(
         f"  peak traced memory {peak_mib:,.0f} MiB ({peak_bytes / cells:.0f} B/cell); max RSS {rss_kib / 1024:,.0f} MiB"
     )
-    print(f"  {int((goodput > 0).sum()):,} cells meet the SLOs; {len(findings)} findings")
+    print(f"  {int((good > 0).sum()):,} cells meet the SLOs; {len(findings)} findings")
 
 
 if __name__ == "__main__":

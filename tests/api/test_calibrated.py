@@ -38,7 +38,7 @@ def decode(batch=1, context=1000):
 
 def test_no_calibration_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setenv("ROOFTOP_CACHE_DIR", str(tmp_path))
-    with pytest.raises(MeasurementError, match="run `rooftop profile --device cpu` first"):
+    with pytest.raises(MeasurementError, match=r"no calibration cached for cpu \(1 thread\(s\)\); profile it first$"):
         calibrated.load_calibrated_roofs("cpu", 1)
 
 

@@ -6,8 +6,8 @@ import pytest
 
 from rooftop.api.sweep import COLUMNS, Cohort, parse_cohort, sweep
 from rooftop.core import artifact
+from rooftop.core.slo import SLO
 from rooftop.core.workload import Workload
-from rooftop.diagnose.sweep import SLO
 from rooftop.errors import WorkloadError
 from rooftop.hardware.catalog import get_roofs
 from rooftop.models.presets import load_preset

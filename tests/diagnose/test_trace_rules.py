@@ -7,6 +7,7 @@ from typing import Any
 from rooftop.core.points import Phase, RooflinePoint, Source
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, Roofs
 from rooftop.diagnose.engine import Evidence
+from rooftop.diagnose.evidence import TimelineEvidence
 from rooftop.diagnose.rules.measured_below_roof import measured_below_roof
 from rooftop.diagnose.rules.trace_comm_exposed import trace_comm_exposed
 from rooftop.diagnose.rules.trace_idle_gaps import trace_idle_gaps
@@ -16,7 +17,7 @@ ROOFS = Roofs("toy", (ComputeRoof("bf16", 100e12),), (MemoryRoof("hbm", 1e12),))
 
 
 def ev(timeline: dict[str, Any] | None = None, points: list[RooflinePoint] | None = None) -> Evidence:
-    return Evidence(points or [], ROOFS, None, {}, {"timeline": timeline} if timeline else {})
+    return Evidence(points or [], ROOFS, None, {}, timeline=TimelineEvidence.from_dict(timeline) if timeline else None)
 
 
 def tl(**kw: Any) -> dict[str, Any]:

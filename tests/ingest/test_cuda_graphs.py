@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rooftop.core.roofs import Roofs
 from rooftop.diagnose.engine import Evidence
+from rooftop.diagnose.evidence import TimelineEvidence
 from rooftop.diagnose.rules.trace_launch_overhead import trace_launch_overhead
 from rooftop.ingest.timeline import analyse
 from tests.ingest.conftest import real
@@ -13,7 +14,8 @@ FOLDER = "hta-cuda-graphs"
 
 def finding_on(name: str) -> list[str]:
     tl = analyse(*real(FOLDER, name))
-    return [f.title for f in trace_launch_overhead(Evidence([], Roofs("none", (), ()), None, {}, {"timeline": tl}))]
+    ev = Evidence([], Roofs("none", (), ()), timeline=TimelineEvidence.from_dict(tl))
+    return [f.title for f in trace_launch_overhead(ev)]
 
 
 def test_one_graph_replay_is_not_launch_bound() -> None:

@@ -1,11 +1,15 @@
 """The decode model: NNLS, the two GEMM routes, the fresh-page feature, and recovery of known parameters."""
 
+import json
+from dataclasses import asdict
+
 import pytest
 
 from rooftop.api.analyze import analyze_one
 from rooftop.core.points import Phase
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, Roofs
 from rooftop.core.workload import Workload
+from rooftop.errors import MeasurementError
 from rooftop.measure import decode_model as dm
 from rooftop.measure.sweep import SHAPES
 from rooftop.models.presets import load_preset
@@ -71,11 +75,11 @@ def test_fit_recovers_a_known_model_and_predicts_the_held_out_grid():
     assert not set(SHAPES) & set(HELD_OUT)
     model = dm.fit(train, 100e9, 20e9)
     for cls in ("lm_head", "q_proj"):
-        assert [model["classes"][cls][x] for x in "vpk"] == pytest.approx([1.5, 3.0, 1.2])
-    assert model["classes"]["attention"]["coef"] == pytest.approx([20e-6, 0.0, 9.0], abs=1e-9)
-    assert model["residual"] == pytest.approx(TRUE["residual"], rel=1e-6, abs=1e-9)
-    assert max(model["train_abs_error"]) < 1e-9 and "attn_norm" not in model["classes"]
-    assert model["profiler_factor"] == pytest.approx(1 / 1.2) and "left_out" not in model
+        assert [getattr(model.classes[cls], x) for x in ("gemv", "packed", "compute")] == pytest.approx([1.5, 3.0, 1.2])
+    assert model.classes["attention"].to_dict()["coef"] == pytest.approx([20e-6, 0.0, 9.0], abs=1e-9)
+    assert asdict(model.residual) == pytest.approx(TRUE["residual"], rel=1e-6, abs=1e-9)
+    assert max(model.train_abs_error) < 1e-9 and "attn_norm" not in model.classes
+    assert model.profiler_factor == pytest.approx(1 / 1.2) and model.left_out is None
     for b, c in HELD_OUT:
         truth = sample(b, c).step_s
         assert dm.predict_step(points(b, c), model)[0] == pytest.approx(truth, rel=1e-6)
@@ -85,7 +89,7 @@ def test_gemv_route_at_one_token_and_packed_route_beyond_are_both_found():
     model = dm.fit([sample(b, c) for b, c in SHAPES], 100e9, 20e9)
     f1 = dm.features(points(1, 128), 100e9, 20e9)["classes"]["lm_head"]
     f32 = dm.features(points(32, 128), 100e9, 20e9)["classes"]["lm_head"]
-    assert dm._route(f1, model["classes"]["lm_head"]) == "v" and dm._route(f32, model["classes"]["lm_head"]) == "p"
+    assert model.classes["lm_head"].route(f1) == "v" and model.classes["lm_head"].route(f32) == "p"
 
 
 def test_a_class_the_model_never_saw_costs_nothing():
@@ -100,5 +104,21 @@ def test_a_shape_a_burst_slowed_is_left_out_and_named():
     k = SHAPES.index((8, 1024))
     train[k] = dm.Sample(train[k].points, train[k].class_times_s, train[k].step_s * 1.6)
     model = dm.fit(train, 100e9, 20e9)
-    assert [8.0, 1024] in [s[:2] for s in model["left_out"]] and len(model["left_out"]) <= len(SHAPES) // 5
-    assert model["residual"] == pytest.approx(TRUE["residual"], rel=1e-6, abs=1e-9)
+    assert [8.0, 1024] in [list(s[:2]) for s in model.left_out or ()] and len(model.left_out or ()) <= len(SHAPES) // 5
+    assert asdict(model.residual) == pytest.approx(TRUE["residual"], rel=1e-6, abs=1e-9)
+
+
+def test_the_cached_json_keeps_its_keys_and_reads_back():
+    model = dm.fit([sample(b, c) for b, c in SHAPES], 100e9, 20e9)
+    data = model.to_dict()
+    assert data["schema"] == "rooftop.decode-model/1" and set(data["classes"]["lm_head"]) == {"kind", "v", "p", "k"}
+    assert data["classes"]["attention"]["kind"] == "linear" and len(data["classes"]["attention"]["coef"]) == 3
+    assert set(data["residual"]) == {"const_s", "per_token_s", "kv", "fresh"} and "left_out" not in data
+    again = dm.DecodeModel.from_dict(json.loads(json.dumps(data)))
+    assert again.to_dict() == data  # a cache written before typed models reads back the same
+    assert dm.predict_step(points(4, 512), data) == dm.predict_step(points(4, 512), model)
+    # an older cache without per_token_s (before the per-token overhead existed) reads as 0
+    old = {**data, "residual": {"const_s": 1e-3, "kv": 2.0, "fresh": 0.0}}
+    assert dm.DecodeModel.from_dict(old).residual.per_token_s == 0.0
+    with pytest.raises(MeasurementError, match="schema 'rooftop.decode-model/2'"):
+        dm.DecodeModel.from_dict({**data, "schema": "rooftop.decode-model/2"})

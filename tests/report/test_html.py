@@ -58,8 +58,8 @@ def test_csp_allows_only_the_pages_own_scripts() -> None:
 
 def test_sweep_report_has_its_charts() -> None:
     from rooftop.api.sweep import Cohort, sweep
+    from rooftop.core.slo import SLO
     from rooftop.core.workload import Workload
-    from rooftop.diagnose.sweep import SLO
     from rooftop.hardware.catalog import get_roofs
     from rooftop.models.presets import load_preset
 

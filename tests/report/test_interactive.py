@@ -7,8 +7,8 @@ import pytest
 pytest.importorskip("plotly")
 
 from rooftop.api.sweep import Cohort, sweep
+from rooftop.core.slo import SLO
 from rooftop.core.workload import Workload
-from rooftop.diagnose.sweep import SLO
 from rooftop.models.presets import load_preset
 from rooftop.report.chart import build_chart
 from rooftop.report.interactive import bound_heatmap, roofline_plotly, throughput_vs_tpot

@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.console import Console
 
 from rooftop.api.sweep import Cohort, sweep
+from rooftop.core.slo import SLO
 from rooftop.core.workload import Workload
-from rooftop.diagnose.sweep import SLO
 from rooftop.models.presets import load_preset
 from rooftop.report.sweep_table import MAX_ROWS, cells_table, render_sweep_run, sweep_rows
 from tests.report.runs import H100

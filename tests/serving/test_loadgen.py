@@ -7,12 +7,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from rooftop.core.slo import SLO
 from rooftop.errors import WorkloadError
 from rooftop.serving.loadgen.arrivals import arrivals, from_trace
 from rooftop.serving.loadgen.client import RequestRecord, _event
 from rooftop.serving.loadgen.prompts import Lengths, dataset, parse_lengths, synthetic
 from rooftop.serving.loadgen.runner import Target, run
-from rooftop.serving.loadgen.summary import Slo, summarize
+from rooftop.serving.loadgen.summary import summarize
 from rooftop.serving.loadgen.sweep import analyse
 from tests.serving.stub_server import StubServer
 
@@ -111,12 +112,13 @@ def test_stream_end_and_errors() -> None:
 
 def test_goodput_counts_failures_in_the_denominator() -> None:
     records = [rec(0.0, [0.1, 0.2], 2), rec(0.0, [0.9, 1.0], 2), rec(0.0, [], error="timeout after 1 s")]
-    s = summarize(records, duration_s=2.0, slo=Slo(ttft_s=0.5))
-    assert s["requests"] == 3 and s["failed"] == 1 and s["completed"] == 2
-    assert s["goodput_rps"] == pytest.approx(0.5)  # 1 good of 3 sent, over 2 s
-    assert s["ttft_s"]["p50"] == pytest.approx(0.5)  # median of 0.1 and 0.9; the timeout is not a latency
-    assert s["errors"] == {"timeout after 1 s": 1}
-    assert s["output_tokens_per_s"] == pytest.approx(2.0)  # 4 tokens / 2 s
+    s = summarize(records, duration_s=2.0, slo=SLO(ttft_s=0.5))
+    assert s.requests == 3 and s.failed == 1 and s.completed == 2
+    assert s.goodput_rps == pytest.approx(0.5)  # 1 good of 3 sent, over 2 s
+    assert s.ttft_s["p50"] == pytest.approx(0.5)  # median of 0.1 and 0.9; the timeout is not a latency
+    assert s.errors == {"timeout after 1 s": 1}
+    assert s.output_tokens_per_s == pytest.approx(2.0)  # 4 tokens / 2 s
+    assert list(s.to_dict())[:3] == ["requests", "completed", "failed"] and s.to_dict()["slo"]["ttft_s"] == 0.5
 
 
 def test_sweep_knee_and_best_goodput() -> None:
@@ -139,8 +141,8 @@ def test_against_stub_server(chat: bool) -> None:
     assert all(r.ok for r in result.records), [r.error for r in result.records]
     assert all(r.output_tokens == 5 and len(r.chunk_s) == 5 for r in result.records)
     assert all(r.ttft_s > 0 and r.e2e_s >= r.ttft_s for r in result.records)
-    s = summarize(result.records, result.duration_s, Slo())
-    assert s["output_tokens_per_s"] > 0 and s["failed"] == 0
+    s = summarize(result.records, result.duration_s, SLO())
+    assert s.output_tokens_per_s > 0 and s.failed == 0
 
 
 def test_unreachable_and_hanging_servers_are_recorded_not_raised() -> None:

@@ -48,7 +48,7 @@ class _Step:
     """The shapes of one step, per GPU, and one method per block of the model."""
 
     def __init__(self, spec: ModelSpec, w: Workload) -> None:
-        self.spec, self.w, self.tp, self.layers = spec, w, w.tp, spec.layers
+        self.spec, self.workload, self.tp, self.layers = spec, w, w.tp, spec.layers
         self.act = dtype(w.act_dtype).bytes
         self.kv = dtype(w.kv_dtype).bytes
         self.weight = dtype(w.weight_dtype).bytes
@@ -82,7 +82,7 @@ class _Step:
         return {
             "weight_bytes_per_elt": self.weight,
             "act_bytes_per_elt": self.act,
-            "group_size": self.w.quant_group_size,
+            "group_size": self.workload.quant_group_size,
             "grouped_scales": self.grouped_scales,
         }
 
@@ -132,7 +132,7 @@ class _Step:
 
     def attention(self) -> list[Op]:
         """Norm, projections, KV append, score/softmax/value, output projection, all-reduce."""
-        s, w = self.spec, self.w
+        s, w = self.spec, self.workload
         ops = [self.norm("attn_norm", self.layers), *(self._mla_projections() if s.mla else self._qkv_projections())]
         latent = s.mla.kv_lora_rank + s.mla.qk_rope_head_dim if s.mla else 0
         per_token = float(latent) if s.mla else 2.0 * self.kv_heads * s.head_dim
@@ -196,7 +196,7 @@ class _Step:
             return s.head_dim, s.head_dim, float(self.kv_heads), True
         m = s.mla
         latent = m.kv_lora_rank + m.qk_rope_head_dim
-        if self.w.phase is Phase.DECODE:
+        if self.workload.phase is Phase.DECODE:
             return latent, m.kv_lora_rank, 1.0, False
         qk = m.qk_nope_head_dim + m.qk_rope_head_dim
         return qk, m.v_head_dim, latent / qk, False
@@ -233,6 +233,6 @@ class _Step:
 
     def head(self) -> list[Op]:
         """Final norm and the lm_head on the last position of each sequence."""
-        last = self.w.batch + 0 * self.w.new_tokens
+        last = self.workload.batch + 0 * self.workload.new_tokens
         vocab = math.ceil(self.spec.vocab / self.tp)
         return [self.norm("final_norm", 1), self.gemm("lm_head", self.spec.hidden, vocab, 1, last, "head")]

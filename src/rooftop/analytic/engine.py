@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 
 from rooftop.analytic.cost import Array
 from rooftop.analytic.decompose import Op, decompose
+from rooftop.core.enums import Bound
 from rooftop.core.points import Phase, RooflinePoint, Source, Traffic
 from rooftop.core.roofs import Roofs
 from rooftop.core.workload import Workload
@@ -165,7 +166,7 @@ def to_points(ev: Evaluation, index: tuple[int, ...] | int = ()) -> list[Rooflin
                 count=n,
                 traffic=traffic,
                 link_bytes=at(c.link_bytes),
-                bound=bound,
+                bound=Bound(bound),
                 provenance={**provenance, "model_flops": at(c.model_flops), "group": t.op.group},
             )
         )

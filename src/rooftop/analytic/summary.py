@@ -9,6 +9,7 @@ import numpy as np
 from rooftop.analytic.cost import Array
 from rooftop.analytic.engine import BOUNDS, Evaluation, memory_kind
 from rooftop.analytic.memory import MemoryBudget
+from rooftop.core.enums import Bound
 from rooftop.core.totals import Totals
 
 
@@ -50,7 +51,7 @@ def totals_at(ev: Evaluation, index: tuple[int, ...] | int = ()) -> Totals:
         mfu=at(ev.mfu),
         hfu=at(ev.hfu),
         mbu=at(ev.mbu),
-        bound=bound,
+        bound=Bound(bound),
         peak_flop_per_s=ev.peak_flop_per_s,
         bandwidth_bytes_per_s=ev.roofs.bandwidth("hbm"),
     )

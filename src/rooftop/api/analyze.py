@@ -37,7 +37,7 @@ def analyze_one(
     memory = memory_at(budget(spec, workload, roofs.capacity_bytes, memory_utilization))
     described = {"model": spec.name, "hardware": roofs.name, **workload.describe()}
     points = tuple(to_points(ev))
-    findings = diagnose(Evidence(points, roofs, totals, described, {"memory": memory}))
+    findings = diagnose(Evidence(points, roofs, totals, described))
     return Result(workload=described, points=points, totals=totals, memory=memory, findings=tuple(findings))
 
 

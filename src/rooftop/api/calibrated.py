@@ -28,9 +28,7 @@ def load_calibrated_roofs(device: str, threads: int) -> tuple[Roofs, dict[str, A
     roofs = cache.load_roofs(device, threads)
     calibration = cache.load_calibration(device, threads)
     if roofs is None or not calibration:
-        raise MeasurementError(
-            f"no calibration cached for {device} ({threads} thread(s)); run `rooftop profile --device {device}` first"
-        )
+        raise MeasurementError(f"no calibration cached for {device} ({threads} thread(s)); profile it first")
     return roofs, calibration
 
 

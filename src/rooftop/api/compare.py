@@ -157,7 +157,7 @@ def compare(before: Run, after: Run, force: bool = False, names: tuple[str, str]
     """Per-op and total deltas of ``after`` against ``before``."""
     reasons = incompatibilities(before, after)
     if reasons and not force:
-        raise ReportError(f"will not compare {names[0]} with {names[1]}: {'; '.join(reasons)} (use --force to anyway)")
+        raise ReportError(f"will not compare {names[0]} with {names[1]}: {'; '.join(reasons)}")
     after_by_key = {_key(r): r for r in after.results}
     paired = []
     unpaired = []

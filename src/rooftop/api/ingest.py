@@ -15,6 +15,7 @@ from typing import Any
 from rooftop.core.artifact import Result, Run
 from rooftop.core.roofs import Roofs
 from rooftop.diagnose.engine import Evidence, diagnose
+from rooftop.diagnose.evidence import TimelineEvidence
 from rooftop.errors import TraceFormatError
 from rooftop.ingest import ncu, nsys, steps, timeline, trace_points
 from rooftop.ingest.detect import KINETO, NCU, detect
@@ -30,7 +31,9 @@ def unknown_roofs(name: str) -> Roofs:
 
 
 def _result(workload: dict[str, Any], points: list[Any], roofs: Roofs, extra: dict[str, Any]) -> Result:
-    findings = diagnose(Evidence(points, roofs, None, workload, extra))
+    tl = extra.get("timeline")
+    timeline = TimelineEvidence.from_dict(tl) if isinstance(tl, dict) else None
+    findings = diagnose(Evidence(points, roofs, None, workload, timeline=timeline))
     return Result(workload=workload, points=tuple(points), findings=tuple(findings), extra=extra)
 
 
@@ -78,7 +81,10 @@ def ncu_result(path: Path, roofs: Roofs | None) -> tuple[Result | None, Roofs | 
         skipped["launch without gpu__time_duration"] = untimed
     device = next((launch.info.get("Device", "") for launch in data.launches), "")
     workload = {"source": "ncu", "file": str(path), "device_index": device, "hardware": used.name}
-    extra = {"ncu": {**ncu.summary(data), "skipped": skipped}}
+    summary = ncu.summary(data)
+    if summary["missing_counters"]:  # the ncu-counters-missing rule reads it
+        workload["missing_counters"] = summary["missing_counters"]
+    extra = {"ncu": {**summary, "skipped": skipped}}
     return _result(workload, points, used, extra), implied
 
 

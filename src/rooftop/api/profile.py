@@ -16,10 +16,12 @@ from typing import Any
 from rooftop.analytic.memory import budget
 from rooftop.api.analyze import analyze_one
 from rooftop.core.artifact import Result, Run
+from rooftop.core.enums import Bound
 from rooftop.core.points import Phase, RooflinePoint
 from rooftop.core.roofs import Roofs
 from rooftop.core.workload import Workload
 from rooftop.diagnose.engine import Evidence, diagnose
+from rooftop.diagnose.evidence import ProfileEvidence
 from rooftop.errors import MeasurementError
 from rooftop.measure import cache, calibrate, decode_model
 from rooftop.measure.points import measured_points, step_summary
@@ -93,7 +95,7 @@ def check_memory(spec: ModelSpec, req: ProfileRequest, roofs: Roofs) -> None:
             f"{spec.name} at batch {req.batch} × {longest} tokens in {req.dtype} needs "
             f"{need / 2**30:.1f} GiB (weights {b.weights_bytes / 2**30:.1f}, KV {float(b.kv_cache_bytes) / 2**30:.1f}, "
             f"activations {float(b.activation_bytes) / 2**30:.1f}) but {req.device} has {b.usable_bytes / 2**30:.1f} "
-            "GiB usable; lower --batch/--prompt/--context or pick a smaller model"
+            "GiB usable; lower the batch, prompt or context, or pick a smaller model"
         )
 
 
@@ -188,7 +190,7 @@ def fit_decode_model(
         samples.append(decode_model.Sample(points, shape.class_times_s, shape.step_s, shape.profiled_step_s))
     if len(samples) < 3:
         return None
-    return decode_model.fit(samples, roofs.peak(dtype), roofs.bandwidth("hbm"))
+    return decode_model.fit(samples, roofs.peak(dtype), roofs.bandwidth("hbm")).to_dict()  # the cached form
 
 
 def _decode_workload(dtype: str, batch: int, context: int) -> Workload:
@@ -231,7 +233,7 @@ def _result(
         }
     }
     points = tuple(measured) + analytic.points
-    findings = diagnose(Evidence(points, roofs, totals, analytic.workload, extra))
+    findings = diagnose(Evidence(points, roofs, totals, analytic.workload, ProfileEvidence.from_dict(extra["profile"])))
     return Result(
         workload=analytic.workload,
         points=points,
@@ -242,8 +244,8 @@ def _result(
     )
 
 
-def _measured_bound(points: list[RooflinePoint]) -> str:
-    by = {"compute": 0.0, "memory": 0.0}
+def _measured_bound(points: list[RooflinePoint]) -> Bound:
+    by = {Bound.COMPUTE: 0.0, Bound.MEMORY: 0.0}
     for p in points:
         if p.flops > 0:
             by[p.bound] = by.get(p.bound, 0.0) + (p.time_s or 0.0)

@@ -18,10 +18,12 @@ from rooftop.analytic.summary import totals_at
 from rooftop.analytic.sweep import BOUND_CODES, SweepGrid, sweep_grid
 from rooftop.api.analyze import check_context
 from rooftop.core.artifact import Result, Run
+from rooftop.core.enums import Bound
 from rooftop.core.points import Phase, RooflinePoint, Source
 from rooftop.core.roofs import Roofs
+from rooftop.core.slo import SLO
 from rooftop.core.workload import Workload
-from rooftop.diagnose.sweep import SLO, operating_point, sweep_findings
+from rooftop.diagnose.sweep import goodput, operating_point, slo_met, sweep_findings
 from rooftop.errors import WorkloadError
 from rooftop.models.spec import ModelSpec
 
@@ -99,10 +101,10 @@ def cell_columns(grid: SweepGrid, slo: SLO) -> dict[str, Any]:
         "ttft_s": np.full(n, grid.ttft_s),
         "tpot_s": flat(grid.tpot_s),
         "tokens_per_s": flat(grid.tokens_per_s),
-        "goodput_tokens_per_s": flat(slo.goodput(grid)),
+        "goodput_tokens_per_s": flat(goodput(slo, grid)),
         "max_batch": limit,
         "fits": flat(grid.fits),
-        "slo_met": flat(slo.met(grid)),
+        "slo_met": flat(slo_met(slo, grid)),
         "bound": np.asarray(BOUND_CODES)[flat(grid.bound).astype(np.int64)],
     }
 
@@ -128,7 +130,7 @@ def _cell_points(grid: SweepGrid, spec: ModelSpec, roofs: Roofs, dtype: str) -> 
                     time_s=float(grid.tpot_s[i, j]),
                     dtype=dtype,
                     source=Source.ANALYTIC,
-                    bound=BOUND_CODES[int(grid.bound[i, j])],
+                    bound=Bound(BOUND_CODES[int(grid.bound[i, j])]),
                     provenance={"model": spec.name, "hardware": roofs.name, "batch": int(b), "context": int(c)},
                 )
             )

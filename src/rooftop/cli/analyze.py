@@ -6,11 +6,15 @@ import click
 
 from rooftop.api import analyze as run_analysis
 from rooftop.api import workloads_for
+from rooftop.cli.flags import hint
 from rooftop.cli.options import DTYPES, IntList, catalog_roofs, hardware_options
 from rooftop.cli.output import emit, output_options
+from rooftop.core.artifact import Run
 from rooftop.core.points import Phase
+from rooftop.core.roofs import Roofs
 from rooftop.core.workload import Workload
 from rooftop.models.presets import resolve_model
+from rooftop.models.spec import ModelSpec
 
 
 @click.command()
@@ -155,10 +159,14 @@ def analyze(
         workloads += workloads_for([Phase.DECODE], batch, prompt, context, base)
     else:
         workloads = workloads_for([Phase(phase)], batch, prompt, context, base)
-    if calibrated:
-        from rooftop.api.calibrated import analyze_calibrated
+    emit(_run(spec, roofs, workloads, memory_utilization, calibrated), as_json, output)
 
-        run = analyze_calibrated(spec, workloads, "cpu", 1, memory_utilization)
-    else:
-        run = run_analysis(spec, roofs, workloads, memory_utilization)
-    emit(run, as_json, output)
+
+def _run(spec: ModelSpec, roofs: Roofs, workloads: list[Workload], memory_utilization: float, calibrated: bool) -> Run:
+    """The analytic run, or (--calibrated) its operators timed by this CPU's cached calibration."""
+    if not calibrated:
+        return run_analysis(spec, roofs, workloads, memory_utilization)
+    from rooftop.api.calibrated import analyze_calibrated
+
+    with hint("run `rooftop profile --device cpu`"):
+        return analyze_calibrated(spec, workloads, "cpu", 1, memory_utilization)

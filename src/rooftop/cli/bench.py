@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import csv
-import json
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import click
 
+from rooftop.core.jsonenc import dumps
 from rooftop.errors import WorkloadError
 
 
@@ -25,10 +27,10 @@ def _rates(rate: str, rates: str | None) -> list[float]:
 
 
 def _slo(ttft: str | None, tpot: str | None, e2e: str | None) -> Any:
-    from rooftop.serving.loadgen.summary import Slo
+    from rooftop.core.slo import SLO
     from rooftop.units import parse_seconds
 
-    return Slo(*(parse_seconds(x) if x else None for x in (ttft, tpot, e2e)))
+    return SLO(*(parse_seconds(x) if x else None for x in (ttft, tpot, e2e)))
 
 
 @click.command()
@@ -120,90 +122,70 @@ def bench(
       rooftop bench http://127.0.0.1:8000 --rates 1,2,4,8 --requests 200 --json > curve.json
       rooftop bench http://127.0.0.1:8000 --chat --dataset prompts.jsonl --rate 2 --csv requests.csv
     """
-    from rooftop.api.serve import bench_one, live_model, live_run, served_model_name
-    from rooftop.serving.loadgen import arrivals as arr
-    from rooftop.serving.loadgen import prompts
-    from rooftop.serving.loadgen.runner import Target
-    from rooftop.serving.loadgen.sweep import analyse
+    from rooftop.api import bench as api
+    from rooftop.api.live_model import live_model
 
     live = live_model(model, hardware, dtype, tp, peak_tflops, bandwidth)
-    slo = _slo(slo_ttft, slo_tpot, slo_e2e)
-    target = Target(
-        url.removesuffix("/metrics"),
-        served_model or served_model_name(url.removesuffix("/metrics")),
-        chat=chat,
-        ignore_eos=not no_ignore_eos,
-    )
-    out_lengths = prompts.parse_lengths(output_len, "output-len")
-    if dataset:
-        reqs = prompts.dataset(dataset, n_requests, out_lengths, chat, seed)
-    else:
-        reqs = prompts.synthetic(n_requests, prompts.parse_lengths(prompt_len, "prompt-len"), out_lengths, chat, seed)
-    levels = [math.nan] if trace else _rates(rate, rates)
+    target = _target(url, served_model, chat, not no_ignore_eos)
+    reqs = _requests(dataset, n_requests, prompt_len, output_len, chat, seed)
     kind = arrival or ("poisson" if burstiness == 1.0 else "gamma")
+    schedule = _schedule(trace, n_requests, kind, burstiness, seed)
+    levels = [math.nan] if trace else _rates(rate, rates)
+    options = api.LoadOptions(timeout, max_concurrency, not no_scrape)
+    slo, labels = _slo(slo_ttft, slo_tpot, slo_e2e), {"burstiness": burstiness, "arrival": kind}
+    run = api.run_levels(target, reqs, schedule, levels, slo, live, options, labels, _progress)
+    _write(run, live, target, csv_path, output)
+    click.echo(dumps(run.document(), indent=1) if as_json else _human(run.runs(), run.document()))
 
-    def schedule(level: float) -> Any:
-        if trace:
-            return arr.from_trace(trace)[:n_requests]
-        return arr.arrivals(n_requests, level, kind, burstiness, seed)
 
-    def one(level: float, offsets: Any, progress: Any) -> Any:
-        return bench_one(
-            target, reqs[: len(offsets)], offsets, slo, live, timeout, max_concurrency, progress, not no_scrape
-        )
-
-    runs, results, records = _run_levels(levels, schedule, one, {"burstiness": burstiness, "arrival": kind})
+def _write(run: Any, live: Any, target: Any, csv_path: str | None, output: str | None) -> None:
     if csv_path:
-        _write_csv(csv_path, records)
+        _write_csv(csv_path, run.records())
     if output:
         from rooftop.core import artifact
 
-        run = live_run("bench", results, live, {"target": target.url})
-        Path(output).write_text(artifact.dumps(run), encoding="utf-8")
+        Path(output).write_text(artifact.dumps(run.artifact(live, target)), encoding="utf-8")
         click.echo(f"wrote {output}", err=True)
-    doc: dict[str, Any] = (
-        runs[0] if len(runs) == 1 else {"runs": runs, "sweep": analyse([(s["rate"], s) for s in runs])}
-    )
-    click.echo(json.dumps(_strict(doc), indent=1, allow_nan=False) if as_json else _human(runs, doc))
 
 
-def _run_levels(
-    levels: list[float],
-    schedule: Any,
-    one: Any,
-    labels: dict[str, Any],
-) -> tuple[list[dict[str, Any]], list[Any], list[tuple[float, Any]]]:
-    """Run one open-loop level after another (with progress): summaries, results and per-request records."""
-    runs: list[dict[str, Any]] = []
-    results: list[Any] = []
-    records: list[tuple[float, Any]] = []
-    for level in levels:
-        offsets = schedule(level)
-        summary, result, recs = _with_progress(lambda cb, lv=level, o=offsets: one(lv, o, cb), len(offsets), level)
-        runs.append({"rate": None if math.isnan(level) else level, **labels, **summary})
-        results.append(result)
-        records.extend((level, r) for r in recs)
-    return runs, results, records
+def _target(url: str, served_model: str | None, chat: bool, ignore_eos: bool) -> Any:
+    from rooftop.api.bench import served_model_name
+    from rooftop.cli.flags import hint
+    from rooftop.serving.loadgen.runner import Target
+
+    base = url.removesuffix("/metrics")
+    if not served_model:
+        with hint("pass --served-model"):
+            served_model = served_model_name(base)
+    return Target(base, served_model, chat=chat, ignore_eos=ignore_eos)
 
 
-def _strict(obj: Any) -> Any:
-    """Strict JSON values: rate inf → "inf", NaN → null (json.dumps would write Infinity/NaN, which jq rejects)."""
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
-    if isinstance(obj, dict):
-        return {k: _strict(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_strict(v) for v in obj]
-    return obj
+def _requests(dataset: str | None, n: int, prompt_len: str, output_len: str, chat: bool, seed: int) -> list[Any]:
+    from rooftop.serving.loadgen import prompts
+
+    out_lengths = prompts.parse_lengths(output_len, "--output-len")
+    if dataset:
+        return prompts.dataset(dataset, n, out_lengths, chat, seed)
+    return prompts.synthetic(n, prompts.parse_lengths(prompt_len, "--prompt-len"), out_lengths, chat, seed)
 
 
-def _with_progress(fn: Any, total: int, level: float) -> Any:
+def _schedule(trace: str | None, n: int, kind: str, burstiness: float, seed: int) -> Any:
+    from rooftop.serving.loadgen import arrivals as arr
+
+    if trace:
+        return lambda _level: arr.from_trace(trace)[:n]
+    return lambda level: arr.arrivals(n, level, kind, burstiness, seed)
+
+
+@contextmanager
+def _progress(level: float, total: int) -> Iterator[Any]:
+    """A transient progress bar on stderr for one level; yields the per-request callback."""
     from rich.console import Console
     from rich.progress import Progress
 
     with Progress(console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task(f"rate {level:g} req/s" if not math.isnan(level) else "trace", total=total)
-        return fn(lambda _rec: progress.advance(task))
+        yield lambda _rec: progress.advance(task)
 
 
 def _write_csv(path: str, records: list[tuple[float, Any]]) -> None:

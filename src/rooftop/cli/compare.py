@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 
 import click
@@ -11,7 +10,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from rooftop.api.compare import Comparison, compare
+from rooftop.cli.flags import hint
 from rooftop.core import artifact
+from rooftop.core.jsonenc import dumps
 from rooftop.units import seconds, si
 
 
@@ -87,8 +88,9 @@ def compare_command(before: str, after: str, force: bool, as_json: bool) -> None
       rooftop compare before.json after.json
       rooftop compare h100.json h200.json --force --json
     """
-    cmp = compare(artifact.load(before), artifact.load(after), force=force, names=(before, after))
+    with hint("pass --force to compare anyway"):
+        cmp = compare(artifact.load(before), artifact.load(after), force=force, names=(before, after))
     if as_json:
-        click.echo(json.dumps(cmp.to_dict(), indent=1))
+        click.echo(dumps(cmp.to_dict(), indent=1))
     else:
         render_comparison(cmp, Console())

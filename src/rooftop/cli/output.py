@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import click
 from rich.console import Console
 
+from rooftop.cli.flags import flag
 from rooftop.core import artifact
 from rooftop.core.artifact import Run
 from rooftop.report.tables import render_run
@@ -76,12 +77,14 @@ def emit(
     if files["report"]:
         from rooftop.report.html import write_report
 
-        write_report([run], files["report"])
+        with flag("--report"):
+            write_report([run], files["report"])
         click.echo(f"wrote {files['report']}", err=True)
     if files["plot"]:
         from rooftop.report.plot import save_plot
 
-        save_plot([run], files["plot"])
+        with flag("--plot"):
+            save_plot([run], files["plot"])
         click.echo(f"wrote {files['plot']}", err=True)
     if as_json:
         click.echo(artifact.dumps(run))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from rooftop.cli.flags import flag
 from rooftop.core import artifact
 
 
@@ -37,5 +38,6 @@ def report(artifacts: tuple[str, ...], output: str, plot: str | None, title: str
     if plot:
         from rooftop.report.plot import save_plot
 
-        save_plot(runs, plot, title)
+        with flag("--plot"):
+            save_plot(runs, plot, title)
         click.echo(f"wrote {plot}", err=True)

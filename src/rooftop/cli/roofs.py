@@ -95,18 +95,19 @@ def show(device: str, threads: int) -> None:
         click.echo(_decode_model_line(model))
 
 
-def _decode_model_line(model: dict[str, Any]) -> str:
+def _decode_model_line(cached: dict[str, Any]) -> str:
     """One line summing up the fitted decode model (times are × the roofline time of the same bytes/FLOPs)."""
-    gemm: dict[str, Any] = model["classes"].get("lm_head") or next(iter(model["classes"].values()), {})
-    r = model["residual"]
-    errors = sorted(model.get("train_abs_error") or [float("nan")])
-    parts = [f"decode model on {len(model.get('shapes', []))} shapes"]
-    if gemm.get("kind") == "gemm":
-        v, p, k = (gemm.get(x) for x in ("v", "p", "k"))
-        parts.append(
-            f"GEMM min({v or float('nan'):.2f}× per row, {p or float('nan'):.2f}× + {k or float('nan'):.2f}× compute)"
-        )
-    parts.append(f"KV copy {r['kv']:.2f}×, fresh pages {r['fresh']:.2f}×, fixed {r['const_s'] * 1e3:+.2f} ms")
+    from rooftop.measure.decode_model import DecodeModel, GemmModel
+
+    model = DecodeModel.from_dict(cached)
+    gemm = model.classes.get("lm_head") or next(iter(model.classes.values()), None)
+    r = model.residual
+    errors = sorted(model.train_abs_error or [float("nan")])
+    parts = [f"decode model on {len(model.shapes)} shapes"]
+    if isinstance(gemm, GemmModel):
+        v, p, k = (x if x is not None else float("nan") for x in (gemm.gemv, gemm.packed, gemm.compute))
+        parts.append(f"GEMM min({v:.2f}× per row, {p:.2f}× + {k:.2f}× compute)")
+    parts.append(f"KV copy {r.kv:.2f}×, fresh pages {r.fresh:.2f}×, fixed {r.const_s * 1e3:+.2f} ms")
     parts.append(f"train median |error| {errors[len(errors) // 2]:.1%}")
     return "; ".join(parts)
 

@@ -12,8 +12,8 @@ from rooftop.api.sweep import COLUMNS, Cohort, parse_cohort, sweep
 from rooftop.cli.options import DTYPES, IntList, catalog_roofs, hardware_options
 from rooftop.cli.output import emit, output_options
 from rooftop.core.artifact import Run
+from rooftop.core.slo import SLO
 from rooftop.core.workload import Workload
-from rooftop.diagnose.sweep import SLO
 from rooftop.models.presets import resolve_model
 from rooftop.units import parse_seconds
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from typing import Any
 
 import click
 
+from rooftop.core.jsonenc import dumps
 from rooftop.errors import TelemetryError
 
 
@@ -76,7 +76,7 @@ def watch(
       rooftop watch --prometheus http://127.0.0.1:9090 --selector 'job="vllm"' -m llama-3.1-8b
       rooftop watch http://127.0.0.1:8000 -m llama-3.1-8b --export 127.0.0.1:9109
     """
-    from rooftop.api.serve import live_model
+    from rooftop.api.live_model import live_model
 
     if not sources and not prometheus:
         raise TelemetryError("give a SOURCE (URL or exposition file) or --prometheus URL")
@@ -107,7 +107,7 @@ def _range(
     as_json: bool,
     output: str | None,
 ) -> None:
-    from rooftop.api.serve import analyse_window, live_run, snapshot_summary
+    from rooftop.api.window import analyse_window, live_run, snapshot_summary
     from rooftop.serving.sources import prometheus_range
     from rooftop.serving.watch import observe, window
 
@@ -129,7 +129,7 @@ def _range(
         Path(output).write_text(
             artifact.dumps(live_run("watch", [result], live, {"sources": [name]})), encoding="utf-8"
         )
-    click.echo(json.dumps(out, indent=1) if as_json else _line(out))
+    click.echo(dumps(out, indent=1) if as_json else _line(out))
 
 
 def _line(s: dict[str, Any]) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -10,7 +9,9 @@ from typing import Any
 
 import click
 
+from rooftop.cli.flags import flag
 from rooftop.core.artifact import Result
+from rooftop.core.jsonenc import dumps
 
 
 def _pct(x: float | None) -> str:
@@ -102,7 +103,8 @@ class WatchLoop:
         if export_addr:
             from rooftop.serving.exporter import Exporter
 
-            self.exporter = Exporter(export_addr)
+            with flag("--export"):
+                self.exporter = Exporter(export_addr)
             click.echo(
                 f"rooftop: exporting rooftop_* gauges on http://{self.exporter.host}:{self.exporter.port}/metrics",
                 err=True,
@@ -113,7 +115,7 @@ class WatchLoop:
         self.seen_events = 0
 
     def _handle(self, windows: list[Any]) -> list[dict[str, Any]]:
-        from rooftop.api.serve import analyse_window, snapshot_summary
+        from rooftop.api.window import analyse_window, snapshot_summary
 
         out = []
         for w in windows:
@@ -148,7 +150,7 @@ class WatchLoop:
 
     def once(self) -> None:
         """One snapshot per source: counters since the engine started (no rates)."""
-        from rooftop.api.serve import since_start
+        from rooftop.api.window import since_start
 
         self.watcher.poll()
         windows = [since_start(st.last) for st in self.watcher.state.values() if st.last is not None]
@@ -160,7 +162,7 @@ class WatchLoop:
         for e in self._events():
             click.echo(f"rooftop: warning: {e.get('error', e['event'])}", err=True)
         if self.as_json:
-            click.echo(json.dumps(summaries[0] if len(summaries) == 1 else {"sources": summaries}, indent=1))
+            click.echo(dumps(summaries[0] if len(summaries) == 1 else {"sources": summaries}, indent=1))
         else:
             for s in summaries:
                 click.echo(one_line(s))
@@ -173,10 +175,10 @@ class WatchLoop:
 
             def emit(windows: list[Any]) -> None:
                 for s in self._handle(windows):
-                    click.echo(json.dumps(s) if self.as_json else one_line(s))
+                    click.echo(dumps(s) if self.as_json else one_line(s))
                 for e in self._events():
                     click.echo(
-                        json.dumps(e)
+                        dumps(e)
                         if self.as_json
                         else f"rooftop: {e['source']}: {e['event']} {e.get('error', '')} {e.get('gap_s', '')}".rstrip(),
                         err=not self.as_json,
@@ -199,7 +201,7 @@ class WatchLoop:
     def close(self, output: str | None) -> None:
         """Write the artifact (if asked) and stop the exporter."""
         if output:
-            from rooftop.api.serve import live_run
+            from rooftop.api.window import live_run
             from rooftop.core import artifact
 
             run = live_run("watch", self.results, self.live, {"sources": self.watcher.sources})

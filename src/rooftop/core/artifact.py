@@ -7,13 +7,14 @@ numbers; non-finite numbers (an intensity with no bytes) are written as null.
 from __future__ import annotations
 
 import json
-import math
 import platform
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from rooftop.core import jsonenc
+from rooftop.core.enums import Bound
 from rooftop.core.findings import Finding
 from rooftop.core.points import Phase, RooflinePoint, Source, Traffic
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, RoofKind, Roofs
@@ -44,22 +45,6 @@ class Run:
     results: tuple[Result, ...]
     identity: dict[str, Any] = field(default_factory=dict)
     extra_roofs: tuple[Roofs, ...] = ()  # e.g. measured roofs drawn beside datasheet ones
-
-
-def _num(x: Any) -> Any:
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    return x
-
-
-def _clean(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {str(k): _clean(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_clean(v) for v in obj]
-    if hasattr(obj, "item") and callable(obj.item):  # numpy scalar
-        return _clean(obj.item())
-    return _num(obj)
 
 
 def roofs_to_dict(roofs: Roofs) -> dict[str, Any]:
@@ -157,7 +142,7 @@ def point_from_dict(d: dict[str, Any]) -> RooflinePoint:
         level=d.get("level", "hbm"),
         traffic=traffic,
         link_bytes=float(d.get("link_bytes") or 0.0),
-        bound=d.get("bound", ""),
+        bound=Bound(d.get("bound") or ""),
         provenance=d.get("provenance", {}),
     )
 
@@ -184,7 +169,7 @@ def run_to_dict(run: Run) -> dict[str, Any]:
         }
         entry.update(r.extra)
         results.append(entry)
-    out: dict[str, Any] = _clean(
+    out: dict[str, Any] = jsonenc.to_plain(
         {
             "schema": SCHEMA,
             "command": run.command,
@@ -199,7 +184,7 @@ def run_to_dict(run: Run) -> dict[str, Any]:
 
 def dumps(run: Run) -> str:
     """Serialise ``run`` to a JSON string."""
-    return json.dumps(run_to_dict(run), indent=1, allow_nan=False)
+    return jsonenc.dumps(run_to_dict(run), indent=1)
 
 
 def run_from_dict(data: Any, where: str = "artifact") -> Run:

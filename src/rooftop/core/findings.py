@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from rooftop.core.enums import Severity
+
 
 @dataclass(frozen=True)
 class Remedy:
@@ -19,7 +21,7 @@ class Finding:
     """A diagnosis. ``code`` is stable (for scripts); ``evidence`` holds the numbers behind it."""
 
     code: str
-    severity: str  # "info" | "warn" | "critical"
+    severity: Severity
     title: str
     bottleneck: (
         str  # compute | weight-bandwidth | kv-bandwidth | attention-io | launch | communication | scheduler | ...
@@ -27,6 +29,9 @@ class Finding:
     evidence: dict[str, Any] = field(default_factory=dict)
     remedies: tuple[Remedy, ...] = ()
     check_first: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "severity", Severity(self.severity))  # a plain word is accepted
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON form."""
@@ -45,7 +50,7 @@ class Finding:
         """Inverse of to_dict."""
         return cls(
             code=data["code"],
-            severity=data["severity"],
+            severity=Severity(data["severity"]),
             title=data["title"],
             bottleneck=data.get("bottleneck", ""),
             evidence=dict(data.get("evidence", {})),

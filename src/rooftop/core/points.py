@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from rooftop.core.enums import Bound
 from rooftop.core.roofs import Roofs, attainable
 
 
@@ -83,8 +84,12 @@ class RooflinePoint:
     level: str = "hbm"
     traffic: Traffic | None = None
     link_bytes: float = 0.0
-    bound: str = ""
+    bound: Bound = Bound.NONE
     provenance: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if type(self.bound) is not Bound:  # a plain word is accepted
+            object.__setattr__(self, "bound", Bound(self.bound))
 
     @property
     def intensity(self) -> float:

@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from rooftop.core.enums import Bound
+
 
 @dataclass(frozen=True)
 class Totals:
@@ -34,9 +36,12 @@ class Totals:
     mfu: float
     hfu: float
     mbu: float
-    bound: str
+    bound: Bound
     peak_flop_per_s: float
     bandwidth_bytes_per_s: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "bound", Bound(self.bound))  # a plain word is accepted
 
     @property
     def kv_bytes(self) -> float:
@@ -67,4 +72,6 @@ class Totals:
     def from_dict(cls, data: dict[str, Any]) -> Totals:
         """Inverse of to_dict (derived keys ignored)."""
         names = cls.__dataclass_fields__
-        return cls(**{k: v for k, v in data.items() if k in names})
+        fields = {k: v for k, v in data.items() if k in names}
+        fields["bound"] = Bound(fields.get("bound") or "")
+        return cls(**fields)

@@ -16,19 +16,20 @@ from rooftop.core.findings import Finding
 from rooftop.core.points import RooflinePoint
 from rooftop.core.roofs import Roofs
 from rooftop.core.totals import Totals
-
-SEVERITY_ORDER = {"critical": 0, "warn": 1, "info": 2}
+from rooftop.diagnose.evidence import LiveEvidence, ProfileEvidence, TimelineEvidence
 
 
 @dataclass(frozen=True)
 class Evidence:
-    """What the rules see: the points, the roofs, the step totals and source-specific extras."""
+    """What the rules see: the points, the roofs, the step totals and a typed section per source."""
 
     points: Sequence[RooflinePoint]
     roofs: Roofs
     totals: Totals | None = None
     workload: dict[str, Any] = field(default_factory=dict)
-    extra: dict[str, Any] = field(default_factory=dict)
+    profile: ProfileEvidence | None = None
+    live: LiveEvidence | None = None
+    timeline: TimelineEvidence | None = None
 
 
 Rule = Callable[[Evidence], list[Finding]]
@@ -61,4 +62,4 @@ def diagnose(evidence: Evidence) -> list[Finding]:
     found: list[Finding] = []
     for fn in rules().values():
         found.extend(fn(evidence))
-    return sorted(found, key=lambda f: SEVERITY_ORDER.get(f.severity, 3))
+    return sorted(found, key=lambda f: f.severity.rank)

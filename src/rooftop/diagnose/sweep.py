@@ -15,7 +15,6 @@ From one cohort's :class:`~rooftop.analytic.sweep.SweepGrid`, at its operating c
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -23,7 +22,9 @@ from numpy.typing import NDArray
 
 from rooftop.analytic.cost import Array
 from rooftop.analytic.sweep import SweepGrid
+from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding
+from rooftop.core.slo import SLO
 from rooftop.diagnose.remedies import CHECK_FIRST, REMEDIES
 from rooftop.units import seconds
 
@@ -31,25 +32,15 @@ LINEAR_TOLERANCE = 1.10  # step time within 10 % of the smallest batch's: throug
 HBM_SATURATED = 0.90  # share of the HBM roof that counts as saturated
 
 
-@dataclass(frozen=True)
-class SLO:
-    """Service-level objectives in seconds (None = not set)."""
+def slo_met(slo: SLO, grid: SweepGrid) -> NDArray[np.bool_]:
+    """Per cell: every SLO holds and the batch fits in memory."""
+    met: NDArray[np.bool_] = grid.fits & slo.met(grid.ttft_s, grid.tpot_s)
+    return met
 
-    ttft_s: float | None = None
-    tpot_s: float | None = None
 
-    def met(self, grid: SweepGrid) -> NDArray[np.bool_]:
-        """Per cell: every SLO holds and the batch fits in memory."""
-        ok = grid.fits.copy()
-        if self.ttft_s is not None:
-            ok &= grid.ttft_s <= self.ttft_s
-        if self.tpot_s is not None:
-            ok &= grid.tpot_s <= self.tpot_s
-        return ok
-
-    def goodput(self, grid: SweepGrid) -> Array:
-        """Output tokens/s where the SLOs hold and the batch fits; 0 elsewhere."""
-        return np.where(self.met(grid), grid.tokens_per_s, 0.0)
+def goodput(slo: SLO, grid: SweepGrid) -> Array:
+    """Output tokens/s where the SLOs hold and the batch fits; 0 elsewhere."""
+    return np.where(slo_met(slo, grid), grid.tokens_per_s, 0.0)
 
 
 def operating_context_index(grid: SweepGrid) -> int:
@@ -62,7 +53,7 @@ def operating_context_index(grid: SweepGrid) -> int:
 def operating_point(grid: SweepGrid, slo: SLO) -> tuple[int, int] | None:
     """(batch index, context index) of the goodput-optimal cell at the operating context, or None."""
     j = operating_context_index(grid)
-    good = slo.goodput(grid)[:, j]
+    good = goodput(slo, grid)[:, j]
     if not np.any(good > 0):
         return None
     return int(np.argmax(good)), j
@@ -86,7 +77,7 @@ def linear_region(grid: SweepGrid, j: int) -> Finding:
     )
     return Finding(
         code="sweep-linear-throughput",
-        severity="info",
+        severity=Severity.INFO,
         title=(
             f"Throughput grows ~linearly with batch from {_b(grid, 0)} to {_b(grid, last)} at context "
             f"{int(grid.context[j])} (step time within {LINEAR_TOLERANCE - 1:.0%}: weight reads are shared){tail}"
@@ -116,7 +107,7 @@ def hbm_saturation(grid: SweepGrid, j: int) -> Finding:
         title = f"HBM never reaches {HBM_SATURATED:.0%} of its roof at context {int(grid.context[j])}"
     return Finding(
         code="sweep-hbm-saturated",
-        severity="info",
+        severity=Severity.INFO,
         title=title,
         bottleneck="kv-bandwidth" if saturated.size else "compute",
         evidence={
@@ -143,7 +134,7 @@ def ridge_crossing(grid: SweepGrid, j: int) -> Finding:
     )
     return Finding(
         code="sweep-ridge-crossing",
-        severity="info",
+        severity=Severity.INFO,
         title=(
             f"The weight GEMMs cross the ridge ({ridge:.0f} FLOP/B) at batch ≈ {crossing:.0f} ({where}); {whole}"
             if math.isfinite(crossing)
@@ -166,7 +157,7 @@ def kv_admission(grid: SweepGrid) -> Finding:
     shown = ", ".join(f"{c}: {m if m is not None else '?'}" for c, m in limits.items())
     return Finding(
         code="sweep-kv-admission",
-        severity="info",
+        severity=Severity.INFO,
         title=f"The KV cache admits at most (context: sequences) {shown}",
         bottleneck="kv-capacity",
         evidence={"max_batch_by_context": limits, "cached_prefix_shared": grid.cached_prefix},
@@ -194,7 +185,7 @@ def goodput_point(grid: SweepGrid, slo: SLO) -> Finding:
     if point is None:
         return Finding(
             code="sweep-operating-point",
-            severity="critical",
+            severity=Severity.CRITICAL,
             title=(
                 f"No batch meets the SLOs at context {int(grid.context[j])}: at batch {_b(grid, 0)}, "
                 f"{_why_not(grid, slo, 0, j)}"
@@ -205,7 +196,7 @@ def goodput_point(grid: SweepGrid, slo: SLO) -> Finding:
             check_first=CHECK_FIRST["scheduler"],
         )
     i, j = point
-    good = slo.goodput(grid)
+    good = goodput(slo, grid)
     evidence: dict[str, Any] = {
         "batch": _b(grid, i),
         "context": int(grid.context[j]),
@@ -222,7 +213,7 @@ def goodput_point(grid: SweepGrid, slo: SLO) -> Finding:
     rightmost = "" if i == last else f"; not the right-most batch {_b(grid, last)}: {_why_not(grid, slo, last, j)}"
     return Finding(
         code="sweep-operating-point",
-        severity="info",
+        severity=Severity.INFO,
         title=(
             f"Operating point: batch {_b(grid, i)} at context {int(grid.context[j])} — goodput "
             f"{good[i, j]:,.0f} tokens/s, TPOT {seconds(grid.tpot_s[i, j])}, TTFT {seconds(grid.ttft_s)}{rightmost}"

@@ -30,9 +30,9 @@ from rooftop.ingest.tables import (
     Trace,
 )
 
-_NUMBER = (int, float)
+NUMBER = (int, float)  # JSON numbers (bool is neither: type() is compared, not isinstance)
 _ID = (int, str)
-_BIG = 2**63  # integers beyond int64 (ids) or so large that float() would lose them are not times
+INT64_BOUND = 2**63  # integers beyond int64 (ids) or so large that float() would lose them are not times
 _COMM_KEYS = ("collective", "in_nelems", "out_nelems", "group_size", "comm_dtype")
 
 
@@ -52,18 +52,18 @@ class Builder:
             for cat in cats[key]:
                 self.cat_kind[cat] = kind
         self.step_prefix: str = cats["step_prefix"]
-        self.a: dict[str, str] = mapping["args"]
-        self.a_older: dict[str, str] = mapping["args_older"]
+        self.arg_keys: dict[str, str] = mapping["args"]
+        self.older_keys: dict[str, str] = mapping["args_older"]
         self.shape_ops = shape_ops
         self.names: dict[str, int] = {}
         self.threads: dict[tuple[Any, Any], int] = {}
-        self.g: dict[str, array[Any]] = {k: array("d") for k in ("ts", "dur", "bytes")} | {
+        self.gpu: dict[str, array[Any]] = {k: array("d") for k in ("ts", "dur", "bytes")} | {
             k: array("q") for k in ("stream", "device", "corr", "name", "kind")
         }
-        self.l: dict[str, array[Any]] = {k: array("d") for k in ("ts", "dur")} | {
+        self.launch: dict[str, array[Any]] = {k: array("d") for k in ("ts", "dur")} | {
             k: array("q") for k in ("corr", "ext", "thread", "name")
         }
-        self.c: dict[str, array[Any]] = {k: array("d") for k in ("ts", "dur")} | {
+        self.cpu: dict[str, array[Any]] = {k: array("d") for k in ("ts", "dur")} | {
             k: array("q") for k in ("thread", "ext", "name", "shape")
         }
         self.shapes: dict[str, int] = {}
@@ -97,10 +97,10 @@ class Builder:
         kind = self.cat_kind.get(cat) if type(cat) is str else None
         if kind is None or ph != "X":
             return None
-        if type(ts) not in _NUMBER or type(dur) not in _NUMBER:
+        if type(ts) not in NUMBER or type(dur) not in NUMBER:
             self.skipped[f"{cat} event without numeric ts/dur"] += 1
             return None
-        if (type(ts) is int and not -_BIG < ts < _BIG) or (type(dur) is int and dur >= _BIG):
+        if (type(ts) is int and not -INT64_BOUND < ts < INT64_BOUND) or (type(dur) is int and dur >= INT64_BOUND):
             self.skipped[f"{cat} event with an out-of-range ts/dur"] += 1
             return None
         if dur < 0:
@@ -120,27 +120,27 @@ class Builder:
         payload: Any,
         comm: Sequence[Any] | None,
     ) -> None:
-        g = self.g
-        row = len(g["ts"])
-        g["ts"].append(ts)
-        g["dur"].append(dur)
-        g["stream"].append(_int(stream))
-        g["device"].append(_int(device))
-        g["corr"].append(_int(corr))
-        g["name"].append(self.name_id(name))
-        g["kind"].append(kind)
-        g["bytes"].append(payload if type(payload) in _NUMBER else float("nan"))
+        gpu = self.gpu
+        row = len(gpu["ts"])
+        gpu["ts"].append(ts)
+        gpu["dur"].append(dur)
+        gpu["stream"].append(_int(stream))
+        gpu["device"].append(_int(device))
+        gpu["corr"].append(_int(corr))
+        gpu["name"].append(self.name_id(name))
+        gpu["kind"].append(kind)
+        gpu["bytes"].append(payload if type(payload) in NUMBER else float("nan"))
         if comm is not None:
             self.comm[row] = dict(zip(_COMM_KEYS, comm))
 
     def launch_row(self, ts: Any, dur: Any, corr: Any, ext: Any, pid: Any, tid: Any, name: Any) -> None:
-        l = self.l
-        l["ts"].append(ts)
-        l["dur"].append(dur)
-        l["corr"].append(_int(corr))
-        l["ext"].append(_int(ext))
-        l["thread"].append(self.thread(pid, tid))
-        l["name"].append(self.name_id(name))
+        launch = self.launch
+        launch["ts"].append(ts)
+        launch["dur"].append(dur)
+        launch["corr"].append(_int(corr))
+        launch["ext"].append(_int(ext))
+        launch["thread"].append(self.thread(pid, tid))
+        launch["name"].append(self.name_id(name))
 
     def cpu_row(
         self, ts: Any, dur: Any, pid: Any, tid: Any, ext: Any, name: Any, dims: Any, types: Any, concrete: Any = None
@@ -148,16 +148,16 @@ class Builder:
         if type(name) is str and name.startswith(self.step_prefix):
             self.steps.append((name, float(ts), float(dur)))
             return
-        c = self.c
-        c["ts"].append(ts)
-        c["dur"].append(dur)
-        c["thread"].append(self.thread(pid, tid))
-        c["ext"].append(_int(ext))
-        c["name"].append(self.name_id(name))
+        cpu = self.cpu
+        cpu["ts"].append(ts)
+        cpu["dur"].append(dur)
+        cpu["thread"].append(self.thread(pid, tid))
+        cpu["ext"].append(_int(ext))
+        cpu["name"].append(self.name_id(name))
         sid = -1
         if dims is not None and type(name) is str and name in self.shape_ops:
             sid = self.shape_id(dims, types, concrete)
-        c["shape"].append(sid)
+        cpu["shape"].append(sid)
 
     def shape_id(self, dims: Any, types: Any, concrete: Any = None) -> int:
         """Interned (Input Dims, Input type, Concrete Inputs): memory grows with distinct shapes, not with ops."""
@@ -183,36 +183,43 @@ class Builder:
         args = get("args")
         if type(args) is not dict:
             args = {}
-        a, ts, dur = self.a, ev["ts"], get("dur", 0)
+        keys, older, ts, dur = self.arg_keys, self.older_keys, ev["ts"], get("dur", 0)
         if kind <= MEMSET:
             comm = None
-            if a["collective"] in args or a["in_nelems"] in args:
-                comm = [args.get(a[k]) for k in _COMM_KEYS]
+            if keys["collective"] in args or keys["in_nelems"] in args:
+                comm = [args.get(keys[k]) for k in _COMM_KEYS]
             self.gpu_row(
                 kind,
                 ts,
                 dur,
-                args.get(a["stream"], get("tid")),
-                args.get(a["device"], get("pid")),
-                args.get(a["correlation"]),
+                args.get(keys["stream"], get("tid")),
+                args.get(keys["device"], get("pid")),
+                args.get(keys["correlation"]),
                 get("name"),
-                args.get(a["bytes"]),
+                args.get(keys["bytes"]),
                 comm,
             )
         elif kind == LAUNCH:
-            ext = args.get(a["external_id"], args.get(self.a_older["external_id"]))
-            self.launch_row(ts, dur, args.get(a["correlation"]), ext, get("pid"), get("tid"), get("name"))
+            self.launch_row(
+                ts,
+                dur,
+                args.get(keys["correlation"]),
+                args.get(keys["external_id"], args.get(older["external_id"])),
+                get("pid"),
+                get("tid"),
+                get("name"),
+            )
         else:
             self.cpu_row(
                 ts,
                 dur,
                 get("pid"),
                 get("tid"),
-                args.get(a["external_id"], args.get(self.a_older["external_id"])),
+                args.get(keys["external_id"], args.get(older["external_id"])),
                 get("name"),
-                args.get(a["input_dims"], args.get(self.a_older["input_dims"])),
-                args.get(a["input_type"]),
-                args.get(a["concrete_inputs"]),
+                args.get(keys["input_dims"], args.get(older["input_dims"])),
+                args.get(keys["input_type"]),
+                args.get(keys["concrete_inputs"]),
             )
 
     # -- the msgspec reader: a chunk of structs (fastjson.Event / fastjson.Args) ----------------
@@ -267,26 +274,37 @@ class Builder:
 
     def finish(self, path: str, meta: dict[str, Any]) -> Trace:
         """The Trace of everything added."""
-        g, l, c = self.g, self.l, self.c
+        gpu, launch, cpu = self.gpu, self.launch, self.cpu
         shapes = (self.shape_list, self.concrete_list)  # CpuTable.shapes and .concrete
         return Trace(
             path=path,
             names=list(self.names),
             gpu=GpuTable(
-                _f(g["ts"]),
-                _f(g["dur"]),
-                _i(g["stream"]),
-                _i(g["device"]),
-                _i(g["corr"]),
-                _i(g["name"]),
-                _i(g["kind"]),
-                _f(g["bytes"]),
+                _f(gpu["ts"]),
+                _f(gpu["dur"]),
+                _i(gpu["stream"]),
+                _i(gpu["device"]),
+                _i(gpu["corr"]),
+                _i(gpu["name"]),
+                _i(gpu["kind"]),
+                _f(gpu["bytes"]),
             ),
             launches=LaunchTable(
-                _f(l["ts"]), _f(l["dur"]), _i(l["corr"]), _i(l["ext"]), _i(l["thread"]), _i(l["name"])
+                _f(launch["ts"]),
+                _f(launch["dur"]),
+                _i(launch["corr"]),
+                _i(launch["ext"]),
+                _i(launch["thread"]),
+                _i(launch["name"]),
             ),
             cpu=CpuTable(
-                _f(c["ts"]), _f(c["dur"]), _i(c["thread"]), _i(c["ext"]), _i(c["name"]), _i(c["shape"]), *shapes
+                _f(cpu["ts"]),
+                _f(cpu["dur"]),
+                _i(cpu["thread"]),
+                _i(cpu["ext"]),
+                _i(cpu["name"]),
+                _i(cpu["shape"]),
+                *shapes,
             ),
             steps=sorted(self.steps, key=lambda s: s[1]),
             comm_args=self.comm,
@@ -299,8 +317,8 @@ class Builder:
 def _int(value: Any) -> int:
     """An id as int; -1 when missing or not an integer (strings like '0x0' included)."""
     if type(value) is int:
-        return value if -_BIG <= value < _BIG else -1
-    if type(value) is float and value.is_integer() and -_BIG <= value < _BIG:
+        return value if -INT64_BOUND <= value < INT64_BOUND else -1
+    if type(value) is float and value.is_integer() and -INT64_BOUND <= value < INT64_BOUND:
         return int(value)
     return -1
 

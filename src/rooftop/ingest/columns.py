@@ -15,11 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from rooftop.ingest.builder import Builder
+from rooftop.ingest.builder import INT64_BOUND, NUMBER, Builder
 from rooftop.ingest.tables import CPU_OP, LAUNCH, MEMSET
 
-_NUMBER = (int, float)
-_BIG = 2**63
 _COMM = ("collective", "in_nelems", "out_nelems", "group_size", "comm_dtype")
 _GET = {name: attrgetter(name) for name in ("cat", "name", "pid", "tid", "ts", "dur", "args")}
 _ARG = {
@@ -65,7 +63,7 @@ def add_chunk(b: Builder, events: Sequence[Any], kit: Any) -> None:
     _comm(b, _take(args, np.flatnonzero(gpu).tolist()), kit.unset)
     payload = map(_ARG["bytes"], _take(args, np.flatnonzero(gpu).tolist()))
     _extend(
-        b.g,
+        b.gpu,
         ts=ts[gpu],
         dur=dur[gpu],
         stream=ids["stream"][gpu],
@@ -73,11 +71,11 @@ def add_chunk(b: Builder, events: Sequence[Any], kit: Any) -> None:
         corr=ids["corr"][gpu],
         name=name_id[gpu],
         kind=kinds[gpu],
-        bytes=np.array([v if type(v) in _NUMBER else np.nan for v in payload], dtype=np.float64),
+        bytes=np.array([v if type(v) in NUMBER else np.nan for v in payload], dtype=np.float64),
     )
     launch = kinds == LAUNCH
     _extend(
-        b.l,
+        b.launch,
         ts=ts[launch],
         dur=dur[launch],
         corr=ids["corr"][launch],
@@ -87,7 +85,7 @@ def add_chunk(b: Builder, events: Sequence[Any], kit: Any) -> None:
     )
     cpu = (kinds == CPU_OP) & keep
     _extend(
-        b.c,
+        b.cpu,
         ts=ts[cpu],
         dur=dur[cpu],
         thread=thread[cpu],
@@ -102,7 +100,9 @@ def _times(sel: list[Any]) -> tuple[Array, Array]:
     if None in ts_l or None in dur_l:
         raise _NotPlain
     ts, dur = np.array(ts_l, dtype=np.float64), np.array(dur_l, dtype=np.float64)
-    if ts.size and (np.max(np.abs(ts)) >= _BIG or not (np.min(dur) >= 0) or np.max(dur) >= _BIG):  # NaN too
+    if ts.size and (
+        np.max(np.abs(ts)) >= INT64_BOUND or not (np.min(dur) >= 0) or np.max(dur) >= INT64_BOUND
+    ):  # NaN too
         raise _NotPlain
     return ts, dur
 
@@ -175,7 +175,7 @@ def _older(args: list[Any], attr: str, unset: Any) -> list[Any]:
 
 
 def _comm(b: Builder, gargs: list[Any], unset: Any) -> None:
-    first = len(b.g["ts"])
+    first = len(b.gpu["ts"])
     for j, (c, m) in enumerate(zip(map(_ARG["collective"], gargs), map(_ARG["in_nelems"], gargs))):
         if c is not unset or m is not unset:
             values = [_ARG[k](gargs[j]) for k in _COMM]

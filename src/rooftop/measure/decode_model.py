@@ -33,10 +33,11 @@ from __future__ import annotations
 import itertools
 import statistics
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from rooftop.core.points import RooflinePoint
+from rooftop.errors import MeasurementError
 
 SCHEMA = "rooftop.decode-model/1"
 FRESH_PAGES_BYTES = 32 * 2**20  # glibc DEFAULT_MMAP_THRESHOLD_MAX on 64-bit
@@ -107,68 +108,178 @@ def nnls(rows: Sequence[Sequence[float]], y: Sequence[float], weights: Sequence[
     return [float(v) for v in best_x]
 
 
-def gemm_time_s(f: dict[str, float], params: dict[str, float]) -> float:
+@dataclass(frozen=True)
+class GemmModel:
+    """The GEMM classes' shared model: ``min(gemv · tokens · weight_s, packed · weight_s + compute · flops_s)``.
+
+    A route the fit never saw is None (JSON keys ``v``, ``p``, ``k``).
+    """
+
+    gemv: float | None  # × the weight read, per row run as a GEMV
+    packed: float | None  # × the weight read, once, for the packed route
+    compute: float | None  # × the compute-roof time of the packed route
+
+    def time_s(self, f: dict[str, float]) -> float:
+        """The faster of the two routes at features ``f`` (0 when the fit knows neither)."""
+        routes = []
+        if self.gemv is not None:
+            routes.append(self.gemv * f["tokens"] * f["weight_s"])
+        if self.packed is not None:
+            routes.append(self.packed * f["weight_s"] + (self.compute or 0.0) * f["flops_s"])
+        return min(routes) if routes else 0.0
+
+    def route(self, f: dict[str, float]) -> str:
+        """'v' (GEMV per row) or 'p' (packed) — whichever is faster at ``f``."""
+        if self.packed is None:
+            return "v"
+        if self.gemv is None:
+            return "p"
+        return "v" if self.gemv * f["tokens"] * f["weight_s"] <= self.time_s(f) else "p"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The cached JSON form (schema rooftop.decode-model/1)."""
+        return {"kind": "gemm", "v": self.gemv, "p": self.packed, "k": self.compute}
+
+
+@dataclass(frozen=True)
+class LinearModel:
+    """A class timed as ``const_s + bytes · bytes_s + flops · flops_s`` (attention)."""
+
+    const_s: float
+    bytes: float  # × the memory-roof time of its bytes
+    flops: float  # × the compute-roof time of its FLOPs
+
+    def time_s(self, f: dict[str, float]) -> float:
+        """Predicted time at features ``f``."""
+        return float(sum(c * x for c, x in zip((self.const_s, self.bytes, self.flops), _linear_row(f), strict=True)))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The cached JSON form (``coef`` = [const_s, bytes, flops])."""
+        return {"kind": "linear", "coef": [self.const_s, self.bytes, self.flops]}
+
+
+ClassModel = GemmModel | LinearModel
+
+
+@dataclass(frozen=True)
+class Residual:
+    """The unprofiled step minus the classes: ``const_s + per_token_s · tokens + kv · kv_s + fresh · fresh_s``."""
+
+    const_s: float
+    per_token_s: float
+    kv: float
+    fresh: float
+
+
+@dataclass(frozen=True)
+class DecodeModel:
+    """The fitted decode model; ``to_dict``/``from_dict`` keep the cached JSON of rooftop.decode-model/1."""
+
+    classes: dict[str, ClassModel]
+    residual: Residual
+    peak_flop_per_s: float
+    bytes_per_s: float
+    profiler_factor: float = 1.0
+    shapes: tuple[tuple[float, int | None], ...] = ()  # (tokens, context) of each training shape
+    train_step_s: tuple[tuple[float, float], ...] = ()  # (measured, fitted) per training shape
+    train_abs_error: tuple[float, ...] = ()
+    left_out: tuple[tuple[float, int | None, float], ...] | None = None  # (tokens, context, measured step)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form stored in the calibration cache."""
+        out: dict[str, Any] = {
+            "schema": SCHEMA,
+            "classes": {c: m.to_dict() for c, m in self.classes.items()},
+            "peak_flop_per_s": self.peak_flop_per_s,
+            "bytes_per_s": self.bytes_per_s,
+            "profiler_factor": self.profiler_factor,
+            "residual": asdict(self.residual),
+            "shapes": [list(s) for s in self.shapes],
+            "train_step_s": [list(s) for s in self.train_step_s],
+            "train_abs_error": list(self.train_abs_error),
+        }
+        if self.left_out is not None:
+            out["left_out"] = [list(s) for s in self.left_out]
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DecodeModel:
+        """Read the cached form back (a cache of another schema is refused with one clear line)."""
+        if data.get("schema", SCHEMA) != SCHEMA:
+            raise MeasurementError(
+                f"cached decode model of schema {data.get('schema')!r}, this rooftop reads {SCHEMA}; profile again"
+            )
+        r = data["residual"]
+        left = data.get("left_out")
+        return cls(
+            classes={c: _class_from_dict(m) for c, m in data["classes"].items()},
+            residual=Residual(r["const_s"], r.get("per_token_s", 0.0), r["kv"], r["fresh"]),
+            peak_flop_per_s=data["peak_flop_per_s"],
+            bytes_per_s=data["bytes_per_s"],
+            profiler_factor=data.get("profiler_factor", 1.0),
+            shapes=tuple((s[0], s[1]) for s in data.get("shapes", [])),
+            train_step_s=tuple((s[0], s[1]) for s in data.get("train_step_s", [])),
+            train_abs_error=tuple(data.get("train_abs_error", [])),
+            left_out=None if left is None else tuple((s[0], s[1], s[2]) for s in left),
+        )
+
+    @classmethod
+    def of(cls, model: DecodeModel | dict[str, Any]) -> DecodeModel:
+        """``model`` itself, or read from its cached JSON form."""
+        return model if isinstance(model, DecodeModel) else cls.from_dict(model)
+
+
+def _class_from_dict(m: dict[str, Any]) -> ClassModel:
+    if m["kind"] == "gemm":
+        return GemmModel(m.get("v"), m.get("p"), m.get("k"))
+    const, per_byte, per_flop = m["coef"]
+    return LinearModel(const, per_byte, per_flop)
+
+
+def gemm_time_s(f: dict[str, float], params: GemmModel | dict[str, Any]) -> float:
     """The faster of the two routes (GEMV per row, or pack + compute) the fit knows."""
-    routes = []
-    if params.get("v") is not None:
-        routes.append(params["v"] * f["tokens"] * f["weight_s"])
-    if params.get("p") is not None:
-        routes.append(params["p"] * f["weight_s"] + params["k"] * f["flops_s"])
-    return min(routes) if routes else 0.0
+    gemm = params if isinstance(params, GemmModel) else GemmModel(params.get("v"), params.get("p"), params.get("k"))
+    return gemm.time_s(f)
 
 
-def _fit_gemm(pairs: list[tuple[dict[str, float], float]]) -> dict[str, Any]:
+def _fit_gemm(pairs: list[tuple[dict[str, float], float]]) -> GemmModel:
     route = ["v" if f["tokens"] <= GEMV_MAX_TOKENS else "p" for f, _ in pairs]
-    params: dict[str, Any] = {}
+    model = GemmModel(None, None, None)
     for _ in range(5):
         vs = [t / (f["tokens"] * f["weight_s"]) for (f, t), r in zip(pairs, route) if r == "v" and f["weight_s"]]
         packed = [(f, t) for (f, t), r in zip(pairs, route) if r == "p"]
-        params = {"kind": "gemm", "v": statistics.median(vs) if vs else None, "p": None, "k": None}
+        model = GemmModel(statistics.median(vs) if vs else None, None, None)
         if packed:
             rows = [[f["weight_s"], f["flops_s"]] for f, _ in packed]
-            params["p"], params["k"] = nnls(rows, [t for _, t in packed], _inverse(t for _, t in packed))
-        new = [_route(f, params) for f, _ in pairs]
+            p, k = nnls(rows, [t for _, t in packed], _inverse(t for _, t in packed))
+            model = replace(model, packed=p, compute=k)
+        new = [model.route(f) for f, _ in pairs]
         if new == route:
             break
         route = new
-    return params
-
-
-def _route(f: dict[str, float], params: dict[str, Any]) -> str:
-    if params.get("p") is None:
-        return "v"
-    if params.get("v") is None:
-        return "p"
-    return (
-        "v"
-        if params["v"] * f["tokens"] * f["weight_s"] <= params["p"] * f["weight_s"] + params["k"] * f["flops_s"]
-        else "p"
-    )
+    return model
 
 
 def _linear_row(f: dict[str, float]) -> list[float]:
     return [1.0, f["bytes_s"], f["flops_s"]]
 
 
-def class_time_s(cls: str, feats: dict[str, Any], model: dict[str, Any]) -> float:
+def class_time_s(cls: str, feats: dict[str, Any], model: DecodeModel | dict[str, Any]) -> float:
     """Predicted time of one class at a shape (0 for a class the model never saw)."""
-    params = model["classes"].get(cls)
+    params = DecodeModel.of(model).classes.get(cls)
     if params is None:
         return 0.0
-    f = feats["classes"].get(cls) or _empty(feats)
-    if params["kind"] == "gemm":
-        return gemm_time_s(f, params)
-    return float(sum(c * x for c, x in zip(params["coef"], _linear_row(f), strict=True)))
+    return params.time_s(feats["classes"].get(cls) or _empty(feats))
 
 
-def fit(samples: Sequence[Sample], peak_flop_per_s: float, bytes_per_s: float) -> dict[str, Any]:
+def fit(samples: Sequence[Sample], peak_flop_per_s: float, bytes_per_s: float) -> DecodeModel:
     """Fit, then refit once without the shapes the first fit misses by far (a noisy neighbour's burst).
 
     A shape is left out when its step is off by more than 2.5× the median error and more than 10 %;
     at most a fifth of the shapes, and they are listed under ``left_out``.
     """
     model = _fit_once(samples, peak_flop_per_s, bytes_per_s)
-    errors = model["train_abs_error"]
+    errors = model.train_abs_error
     bar = max(OUTLIER_FACTOR * statistics.median(errors), OUTLIER_MIN)
     worst = sorted(range(len(samples)), key=lambda i: -errors[i])[: len(samples) // 5]
     drop = {i for i in worst if errors[i] > bar}
@@ -176,8 +287,8 @@ def fit(samples: Sequence[Sample], peak_flop_per_s: float, bytes_per_s: float) -
         return model
     kept = [s for i, s in enumerate(samples) if i not in drop]
     refit = _fit_once(kept, peak_flop_per_s, bytes_per_s)
-    refit["left_out"] = [model["shapes"][i] + [model["train_step_s"][i][0]] for i in sorted(drop)]
-    return refit
+    left = tuple((*model.shapes[i], model.train_step_s[i][0]) for i in sorted(drop))
+    return replace(refit, left_out=left)
 
 
 def profiler_factor(samples: Sequence[Sample]) -> float:
@@ -186,7 +297,7 @@ def profiler_factor(samples: Sequence[Sample]) -> float:
     return min(1.0, statistics.median(ratios)) if ratios else 1.0
 
 
-def _fit_once(samples: Sequence[Sample], peak_flop_per_s: float, bytes_per_s: float) -> dict[str, Any]:
+def _fit_once(samples: Sequence[Sample], peak_flop_per_s: float, bytes_per_s: float) -> DecodeModel:
     """Fit GEMMs (one shared route model) and attention on class times, then the unprofiled step's residual.
 
     Class times are first scaled by ``profiler_factor`` (one figure for all shapes, so that one noisy
@@ -204,28 +315,23 @@ def _fit_once(samples: Sequence[Sample], peak_flop_per_s: float, bytes_per_s: fl
         if c in f["classes"]
     ]
     shared = _fit_gemm(pairs)
-    model: dict[str, Any] = {
-        "schema": SCHEMA,
-        "classes": {c: shared for c in gemms},
-        "peak_flop_per_s": peak_flop_per_s,
-        "bytes_per_s": bytes_per_s,
-        "profiler_factor": factor,
-    }
+    classes: dict[str, ClassModel] = {c: shared for c in gemms}
     for cls in sorted(measured & set(OWN_FIT)):
         rows = [_linear_row(f["classes"].get(cls, _empty(f))) for f in feats]
         times = [factor * s.class_times_s.get(cls, 0.0) for s in samples]
-        coef = nnls(rows, times, _inverse(times))
-        model["classes"][cls] = {"kind": "linear", "coef": coef}
-    rest = [s.step_s - _classes_s(f, model) for s, f in zip(samples, feats, strict=True)]
+        classes[cls] = LinearModel(*nnls(rows, times, _inverse(times)))
+    rest = [s.step_s - _classes_s(f, classes) for s, f in zip(samples, feats, strict=True)]
     # errors relative to the whole step: a short step's residual matters as much as a long one's
-    const, per_token, kv, fresh = nnls([_residual_row(f) for f in feats], rest, _inverse(s.step_s for s in samples))
-    model["residual"] = {"const_s": const, "per_token_s": per_token, "kv": kv, "fresh": fresh}
-    model["shapes"] = [[f["tokens"], s.points[0].provenance.get("workload", {}).get("context") if s.points else None]
-                       for s, f in zip(samples, feats, strict=True)]  # fmt: skip
+    residual = Residual(*nnls([_residual_row(f) for f in feats], rest, _inverse(s.step_s for s in samples)))
+    shapes = tuple((f["tokens"], s.points[0].provenance.get("workload", {}).get("context") if s.points else None)
+                   for s, f in zip(samples, feats, strict=True))  # fmt: skip
+    model = DecodeModel(classes, residual, peak_flop_per_s, bytes_per_s, factor, shapes)
     fitted = [predict_step(s.points, model)[0] for s in samples]
-    model["train_step_s"] = [[s.step_s, p] for p, s in zip(fitted, samples, strict=True)]  # measured, fitted
-    model["train_abs_error"] = [abs(p / s.step_s - 1.0) for p, s in zip(fitted, samples, strict=True) if s.step_s]
-    return model
+    return replace(
+        model,
+        train_step_s=tuple((s.step_s, p) for p, s in zip(fitted, samples, strict=True)),  # measured, fitted
+        train_abs_error=tuple(abs(p / s.step_s - 1.0) for p, s in zip(fitted, samples, strict=True) if s.step_s),
+    )
 
 
 def _inverse(times: Iterable[float]) -> list[float]:
@@ -236,19 +342,25 @@ def _empty(f: dict[str, Any]) -> dict[str, float]:
     return {"tokens": f["tokens"], "weight_s": 0.0, "bytes_s": 0.0, "flops_s": 0.0}
 
 
-def _classes_s(f: dict[str, Any], model: dict[str, Any]) -> float:
-    return sum(class_time_s(c, f, model) for c in model["classes"])
+def _classes_s(f: dict[str, Any], classes: dict[str, ClassModel]) -> float:
+    return sum(m.time_s(f["classes"].get(c) or _empty(f)) for c, m in classes.items())
 
 
 def _residual_row(f: dict[str, Any]) -> list[float]:
     return [1.0, f["tokens"], f["kv_s"], f["fresh_s"]]
 
 
-def predict_step(points: Sequence[RooflinePoint], model: dict[str, Any]) -> tuple[float, dict[str, float]]:
-    """The predicted decode step time and its parts by class (``kv_append`` and ``overhead`` included)."""
-    f = features(points, model["peak_flop_per_s"], model["bytes_per_s"])
-    parts = {cls: class_time_s(cls, f, model) for cls in model["classes"]}
-    r = model["residual"]
-    parts["kv_append"] = r["kv"] * f["kv_s"] + r["fresh"] * f["fresh_s"]
-    parts["overhead"] = r["const_s"] + r.get("per_token_s", 0.0) * f["tokens"]
+def predict_step(
+    points: Sequence[RooflinePoint], model: DecodeModel | dict[str, Any]
+) -> tuple[float, dict[str, float]]:
+    """The predicted decode step time and its parts by class (``kv_append`` and ``overhead`` included).
+
+    ``model`` is a DecodeModel or its cached JSON form.
+    """
+    m = DecodeModel.of(model)
+    f = features(points, m.peak_flop_per_s, m.bytes_per_s)
+    parts = {cls: c.time_s(f["classes"].get(cls) or _empty(f)) for cls, c in m.classes.items()}
+    r = m.residual
+    parts["kv_append"] = r.kv * f["kv_s"] + r.fresh * f["fresh_s"]
+    parts["overhead"] = r.const_s + r.per_token_s * f["tokens"]
     return sum(parts.values()), parts

@@ -92,7 +92,7 @@ def load_weights(model: Any, folder: Path) -> str:
 
     files = sorted(folder.glob("*.safetensors")) if folder.is_dir() else []
     if not files:
-        raise SpecError(f"{folder}: no *.safetensors files to load (omit --weights to use random weights)")
+        raise SpecError(f"{folder}: no *.safetensors files to load (without weights the model gets random ones)")
     state: dict[str, Any] = {}
     for f in files:
         state.update(load_file(str(f), device=str(next(model.parameters()).device)))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from rooftop.core.enums import Bound
 from rooftop.core.points import Phase, RooflinePoint, Source
 from rooftop.core.roofs import Roofs
 from rooftop.measure.attribution import StepProfile
@@ -56,7 +57,7 @@ def measured_points(steps: list[StepProfile], phase: str, dtype: str, roofs: Roo
                 dtype=dtype,
                 source=Source.MEASURED,
                 count=max(1, round(a["count"] / n)),
-                bound="compute" if intensity >= ridge else "memory",
+                bound=Bound.COMPUTE if intensity >= ridge else Bound.MEMORY,
                 provenance={"steps": n, "aten_ops": [name for name, _ in top], "bytes_from": "shapes"},
             )
         )

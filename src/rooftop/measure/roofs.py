@@ -78,11 +78,11 @@ def check_device(device: str) -> None:
         raise MeasurementError(f"unknown device {device!r}; rooftop measures one of: {', '.join(DEVICES)}")
     if device == "cuda":
         if not has_torch():
-            raise MeasurementError("--device cuda needs torch (pip install 'rooftop[measure]')")
+            raise MeasurementError("device cuda needs torch (pip install 'rooftop[measure]')")
         import torch
 
         if not torch.cuda.is_available():
-            raise MeasurementError("--device cuda: torch sees no CUDA device here (try --device cpu)")
+            raise MeasurementError("device cuda: torch sees no CUDA device here (the cpu device needs none)")
 
 
 @contextmanager

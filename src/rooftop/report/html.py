@@ -278,7 +278,7 @@ def render_html(runs: Sequence[Run], title: str = "") -> str:
     try:
         from plotly.offline import get_plotlyjs
     except ImportError:
-        raise ReportError("--report needs plotly: pip install 'rooftop[report]'") from None
+        raise ReportError("HTML reports need plotly: pip install 'rooftop[report]'") from None
     from rooftop.report.interactive import roofline_plotly, sweep_figures
 
     if not runs:

@@ -103,10 +103,10 @@ def save_plot(runs: Sequence[Run], path: str | Path, title: str = "") -> Path:
     target = Path(path)
     fmt = target.suffix.lower().lstrip(".")
     if fmt not in FORMATS:
-        raise ReportError(f"--plot {target}: the file must end in .png or .svg, not {target.suffix or 'nothing'}")
+        raise ReportError(f"{target}: the file must end in .png or .svg, not {target.suffix or 'nothing'}")
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        raise ReportError("--plot needs matplotlib: pip install 'rooftop[report]'") from None
+        raise ReportError("plots need matplotlib: pip install 'rooftop[report]'") from None
     roofline_figure(runs, title).savefig(target, format=fmt)
     return target

@@ -30,10 +30,10 @@ def parse_address(text: str) -> tuple[str, int]:
     host = host.strip("[]") or "127.0.0.1"
     try:
         if not ipaddress.ip_address(host).is_loopback:
-            raise TelemetryError(f"--export {text}: rooftop binds loopback addresses only (127.0.0.1)")
+            raise TelemetryError(f"{text}: rooftop binds loopback addresses only (127.0.0.1)")
         return host, int(port)
     except ValueError:
-        raise TelemetryError(f"--export {text!r}: expected HOST:PORT, e.g. 127.0.0.1:9109") from None
+        raise TelemetryError(f"{text!r}: expected HOST:PORT, e.g. 127.0.0.1:9109") from None
 
 
 class Exporter:
@@ -51,7 +51,7 @@ class Exporter:
         try:
             self.server, self.thread = start_http_server(self.port, addr=self.host, registry=self.registry)
         except OSError as exc:
-            raise TelemetryError(f"--export {address}: cannot listen ({exc.strerror})") from exc
+            raise TelemetryError(f"{address}: cannot listen ({exc.strerror})") from exc
         self.port = self.server.server_address[1]
 
     def set(self, name: str, value: float, source: str, phase: str = "", quantile: str = "") -> None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rooftop.core.jsonenc import dumps
 from rooftop.errors import RooftopError, TelemetryError
 from rooftop.serving.engines import EngineMap, detect, engine_map
 from rooftop.serving.exposition import Snapshot
@@ -135,7 +136,7 @@ class JsonlLog:
 
     def append(self, record: dict[str, Any]) -> None:
         """Write one record durably."""
-        line = json.dumps(_clean(record), allow_nan=False)
+        line = dumps(record)
         with self.path.open("a", encoding="utf-8") as fh:
             fh.write(line + "\n")
             fh.flush()
@@ -152,16 +153,6 @@ class JsonlLog:
             except json.JSONDecodeError:
                 continue
         return out
-
-
-def _clean(obj: Any) -> Any:
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, dict):
-        return {k: _clean(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_clean(v) for v in obj]
-    return obj
 
 
 Fetcher = Callable[[str], Snapshot]

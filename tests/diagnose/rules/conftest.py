@@ -10,6 +10,7 @@ from rooftop.core.points import Phase, RooflinePoint, Source
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, Roofs
 from rooftop.core.totals import Totals
 from rooftop.diagnose.engine import Evidence
+from rooftop.diagnose.evidence import ProfileEvidence
 
 ROOFS = Roofs("cpu:toy", (ComputeRoof("fp32", 100e9),), (MemoryRoof("hbm", 20e9),))  # ridge 5 FLOP/B
 
@@ -31,7 +32,7 @@ def make_point(label: str, time_s: float, source: Source = Source.MEASURED, boun
 @pytest.fixture
 def evidence():
     def build(points=(), totals=None, workload=None, profile=None) -> Evidence:
-        extra = {"profile": profile} if profile is not None else {}
-        return Evidence(list(points), ROOFS, totals, workload or {}, extra)
+        prof = ProfileEvidence.from_dict(profile) if profile is not None else None
+        return Evidence(list(points), ROOFS, totals, workload or {}, prof)
 
     return build

@@ -1,10 +1,11 @@
-"""Evidence for the live_* rules: the `live` extra that api/serve.analyse_window hands them."""
+"""Evidence for the live_* rules: the `live` section that api/window.analyse_window hands them."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from rooftop.diagnose.engine import Evidence
+from rooftop.diagnose.evidence import LiveEvidence, LiveUtilisation
 from rooftop.hardware.catalog import get_roofs
 
 
@@ -16,12 +17,11 @@ def live_evidence(
     tp: int = 1,
 ) -> Evidence:
     """A 10 s live window with the given gauges, counter increases, latency means and accounting."""
-    live: dict[str, Any] = {
-        "gauges": gauges or {},
-        "deltas": deltas or {},
-        "latency": latency or {},
-        "interval_s": 10.0,
-    }
-    if accounting is not None:
-        live["accounting"] = accounting
-    return Evidence((), get_roofs("h100-sxm"), None, {"engine": "vllm", "tp": tp}, {"live": live})
+    live = LiveEvidence(
+        gauges or {},
+        deltas or {},
+        latency or {},  # type: ignore[arg-type]
+        10.0,
+        LiveUtilisation.from_dict(accounting) if accounting is not None else None,
+    )
+    return Evidence((), get_roofs("h100-sxm"), None, {"engine": "vllm", "tp": tp}, live=live)

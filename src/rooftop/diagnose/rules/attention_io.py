@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding
 from rooftop.diagnose.engine import Evidence, rule
 from rooftop.diagnose.remedies import CHECK_FIRST, REMEDIES
@@ -24,7 +25,7 @@ def attention_io(ev: Evidence) -> list[Finding]:
     return [
         Finding(
             code="attention-io",
-            severity="warn",
+            severity=Severity.WARN,
             title=f"Materialised attention moves {share:.0%} of the step's bytes through HBM (score matrix)",
             bottleneck="attention-io",
             evidence={"score_bytes": score_bytes, "share_of_bytes": round(share, 3)},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding
 from rooftop.diagnose.engine import Evidence, rule
 from rooftop.diagnose.remedies import CHECK_FIRST, REMEDIES
@@ -22,7 +23,7 @@ def communication_bound(ev: Evidence) -> list[Finding]:
     return [
         Finding(
             code="communication-bound",
-            severity="critical" if share >= 0.5 else "warn",
+            severity=Severity.CRITICAL if share >= 0.5 else Severity.WARN,
             title=(
                 f"Tensor-parallel all-reduces take {share:.0%} of the step at the link roof "
                 f"(tp={ev.workload.get('tp')})"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding
 from rooftop.diagnose.engine import Evidence, rule
 from rooftop.diagnose.remedies import CHECK_FIRST, REMEDIES
@@ -32,7 +33,7 @@ def decode_memory_bound(ev: Evidence) -> list[Finding]:
         return [
             Finding(
                 code="decode-kv-bound",
-                severity="warn",
+                severity=Severity.WARN,
                 title=(
                     f"Decode is KV-cache-bandwidth bound: KV reads are {kv_share:.0%} of the bytes at context "
                     f"{ev.workload.get('context')}; intensity {t.intensity:.2f} FLOP/B vs ridge {ridge:.0f}"
@@ -46,7 +47,7 @@ def decode_memory_bound(ev: Evidence) -> list[Finding]:
     return [
         Finding(
             code="decode-weight-bound",
-            severity="warn" if t.mfu < 0.05 else "info",
+            severity=Severity.WARN if t.mfu < 0.05 else Severity.INFO,
             title=(
                 f"Decode is weight-bandwidth bound: intensity {t.intensity:.2f} FLOP/B ≪ ridge {ridge:.0f}; "
                 f"MBU {t.mbu:.0%} at the roof, MFU {t.mfu:.1%}"

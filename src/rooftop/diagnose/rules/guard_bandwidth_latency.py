@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding
 from rooftop.core.points import Source
 from rooftop.diagnose.engine import Evidence, rule
@@ -12,15 +13,14 @@ RATIO = 1.3
 @rule
 def guard_bandwidth_latency(ev: Evidence) -> list[Finding]:
     """Measured step ≥ 1.3× the roofline time of the same workload: the roof is a lower bound only."""
-    prof = ev.extra.get("profile") or {}
     roof_s = sum(p.time_s or 0.0 for p in ev.points if p.source is Source.ANALYTIC)
-    step = prof.get("step_time_s")
+    step = ev.profile.step_time_s if ev.profile else None
     if not step or roof_s <= 0 or step / roof_s < RATIO:
         return []
     return [
         Finding(
             code="guard-roof-is-lower-bound",
-            severity="info",
+            severity=Severity.INFO,
             title=(
                 f"The measured step takes {step / roof_s:.1f}× the roofline time ({step * 1e3:.2f} ms vs "
                 f"{roof_s * 1e3:.2f} ms): bytes ÷ bandwidth is a lower bound that ignores caches, access patterns, "

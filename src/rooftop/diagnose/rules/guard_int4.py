@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding
 from rooftop.diagnose.engine import Evidence, rule
 
@@ -21,7 +22,7 @@ def guard_int4(ev: Evidence) -> list[Finding]:
     return [
         Finding(
             code="guard-int4-not-4x",
-            severity="info",
+            severity=Severity.INFO,
             title=(
                 f"4-bit weights are {weight_share:.0%} of this step's bytes; at the roofs the step is at most "
                 f"{speedup:.1f}× faster than 16-bit, not 4×: group scales, activations and KV stay, packing and "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding
 from rooftop.core.points import Source
 from rooftop.diagnose.engine import Evidence, rule
@@ -21,7 +22,7 @@ def guard_prefill_compute(ev: Evidence) -> list[Finding]:
     return [
         Finding(
             code="guard-prefill-not-compute-bound",
-            severity="warn",
+            severity=Severity.WARN,
             title=(
                 f"This prefill is not compute-bound: {memory / total:.0%} of its measured time is in memory-bound "
                 f"operators (prompt {ev.workload.get('prompt')}, batch {ev.workload.get('batch')}). Short prompts, "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding
 from rooftop.diagnose.engine import Evidence, rule
 
@@ -18,7 +19,7 @@ def guard_roofline_point(ev: Evidence) -> list[Finding]:
     return [
         Finding(
             code="guard-roofline-point-not-product",
-            severity="info",
+            severity=Severity.INFO,
             title=(
                 f"At batch {batch} the roofline point improves (intensity {t.intensity:.1f} FLOP/B), but each "
                 f"sequence's time per output token is the whole step ({t.time_s * 1e3:.2f} ms): judge a change by "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding
 from rooftop.core.points import RooflinePoint, Source
 from rooftop.diagnose.engine import Evidence, rule
@@ -37,7 +38,7 @@ def measured_below_roof(ev: Evidence) -> list[Finding]:
     return [
         Finding(
             code="below-roof",
-            severity="warn",
+            severity=Severity.WARN,
             title=(
                 f"{len(slow)} measured kernel(s) reach < {EFFICIENCY:.0%} of the roof at their intensity; "
                 f"largest: {worst[0].label[:60]} at {worst[1]:.0%} ({worst[0].level})"

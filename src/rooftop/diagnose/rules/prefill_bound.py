@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding
 from rooftop.diagnose.engine import Evidence, rule
 from rooftop.diagnose.remedies import CHECK_FIRST, REMEDIES
@@ -26,7 +27,7 @@ def prefill_bound(ev: Evidence) -> list[Finding]:
         return [
             Finding(
                 code="prefill-compute-bound",
-                severity="info",
+                severity=Severity.INFO,
                 title=(
                     f"Prefill is compute-bound: intensity {t.intensity:.0f} FLOP/B > ridge {ridge:.0f}; "
                     f"MFU {t.mfu:.0%} at the roof"
@@ -41,7 +42,7 @@ def prefill_bound(ev: Evidence) -> list[Finding]:
         return [
             Finding(
                 code="prefill-memory-bound",
-                severity="warn",
+                severity=Severity.WARN,
                 title=(
                     f"Prefill is still memory-bound: intensity {t.intensity:.0f} FLOP/B < ridge {ridge:.0f} "
                     "(short prompt or small batch: weights are read for too few tokens)"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding
 from rooftop.diagnose.engine import Evidence, rule
 
@@ -17,7 +18,7 @@ def trace_hardware_mismatch(ev: Evidence) -> list[Finding]:
     return [
         Finding(
             code="hardware-mismatch",
-            severity="warn",
+            severity=Severity.WARN,
             title=(
                 f"this trace ran on an {traced} GPU ({device}) but the roofs are {chosen} "
                 f"{ev.roofs.name}: pass the --hardware it ran on (rooftop hardware list)"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding
 from rooftop.diagnose.engine import Evidence, rule
 from rooftop.diagnose.remedies import CHECK_FIRST, REMEDIES
@@ -12,31 +13,31 @@ IDLE_SHARE = 0.25  # below this, idle time is normal slack between kernels
 @rule
 def trace_idle_gaps(ev: Evidence) -> list[Finding]:
     """Flag a trace whose GPU is idle ≥ 25 % of its span; name the largest gap and what the host did."""
-    tl = ev.extra.get("timeline")
-    if not isinstance(tl, dict) or not tl.get("span_s"):
+    tl = ev.timeline
+    if tl is None or not tl.span_s:
         return []
-    share = tl["idle_s"] / tl["span_s"]
+    share = tl.idle_s / tl.span_s
     if share < IDLE_SHARE:
         return []
-    gaps = tl.get("gap_host_s", 0.0) + tl.get("gap_sync_s", 0.0) + tl.get("gap_other_s", 0.0)
-    host_share = tl.get("gap_host_s", 0.0) / gaps if gaps else 0.0
-    sync_share = tl.get("gap_sync_s", 0.0) / gaps if gaps else 0.0
+    gaps = tl.gap_host_s + tl.gap_sync_s + tl.gap_other_s
+    host_share = tl.gap_host_s / gaps if gaps else 0.0
+    sync_share = tl.gap_sync_s / gaps if gaps else 0.0
     cause = "while the host runs CPU ops" if host_share >= 0.5 else "in synchronisations" if sync_share >= 0.5 else ""
     return [
         Finding(
             code="gpu-idle",
-            severity="critical" if share >= 0.5 else "warn",
+            severity=Severity.CRITICAL if share >= 0.5 else Severity.WARN,
             title=(
-                f"GPU idle {share:.0%} of the {tl['span_s']:.3g} s span; largest gap {tl['largest_gap_s'] * 1e3:.3g} ms"
+                f"GPU idle {share:.0%} of the {tl.span_s:.3g} s span; largest gap {tl.largest_gap_s * 1e3:.3g} ms"
                 + (f", mostly {cause}" if cause else "")
             ),
             bottleneck="host",
             evidence={
-                "idle_s": tl["idle_s"],
-                "span_s": tl["span_s"],
+                "idle_s": tl.idle_s,
+                "span_s": tl.span_s,
                 "idle_share": round(share, 4),
-                "largest_gap_s": tl["largest_gap_s"],
-                "largest_gap_start_us": tl.get("largest_gap_start_us"),
+                "largest_gap_s": tl.largest_gap_s,
+                "largest_gap_start_us": tl.largest_gap_start_us,
                 "gap_host_share": round(host_share, 3),
                 "gap_sync_share": round(sync_share, 3),
             },

@@ -49,12 +49,12 @@ def parse_lengths(text: str, name: str) -> Lengths:
     elif m := re.fullmatch(r"(\d+)-(\d+)", t):
         low, high = int(m[1]), int(m[2])
         if low > high:
-            raise WorkloadError(f"--{name} {t!r}: range is inverted")
+            raise WorkloadError(f"{name} {t!r}: range is inverted")
         value = Lengths((low + high) // 2, low=low, high=high)
     else:
-        raise WorkloadError(f"--{name} {t!r}: expected N, MEAN:STDDEV or LOW-HIGH")
+        raise WorkloadError(f"{name} {t!r}: expected N, MEAN:STDDEV or LOW-HIGH")
     if value.mean < 1 or (value.high and value.low < 1):
-        raise WorkloadError(f"--{name} {t!r}: lengths must be ≥ 1")
+        raise WorkloadError(f"{name} {t!r}: lengths must be ≥ 1")
     return value
 
 

@@ -11,35 +11,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
 
+from rooftop.core.slo import SLO
 from rooftop.serving.loadgen.client import RequestRecord
 
 QUANTILES = (50, 90, 99)
 
 
-@dataclass(frozen=True)
-class Slo:
-    """Latency objectives in seconds (None = not set)."""
-
-    ttft_s: float | None = None
-    tpot_s: float | None = None
-    e2e_s: float | None = None
-
-    def met(self, r: RequestRecord) -> bool:
-        """Whether request ``r`` succeeded and met every objective set (n ≤ 1 ⇒ TPOT 0)."""
-        if not r.ok:
-            return False
-        tpot = r.tpot_s if r.n_tokens > 1 else 0.0
-        checks = ((self.ttft_s, r.ttft_s), (self.tpot_s, tpot), (self.e2e_s, r.e2e_s))
-        return all(limit is None or value <= limit for limit, value in checks)
-
-    def to_dict(self) -> dict[str, float | None]:
-        """{'ttft_s': …, 'tpot_s': …, 'e2e_s': …}."""
-        return {"ttft_s": self.ttft_s, "tpot_s": self.tpot_s, "e2e_s": self.e2e_s}
+def slo_met(slo: SLO, r: RequestRecord) -> bool:
+    """Whether request ``r`` succeeded and met every objective set (n ≤ 1 ⇒ TPOT 0)."""
+    return r.ok and bool(slo.met(r.ttft_s, r.tpot_s if r.n_tokens > 1 else 0.0, r.e2e_s))
 
 
 def quantiles(values: Sequence[float]) -> dict[str, float | None]:
@@ -50,34 +35,63 @@ def quantiles(values: Sequence[float]) -> dict[str, float | None]:
     return {**{f"p{q}": float(np.percentile(arr, q)) for q in QUANTILES}, "mean": float(arr.mean())}
 
 
-def summarize(records: Sequence[RequestRecord], duration_s: float, slo: Slo) -> dict[str, Any]:
-    """The bench JSON: requests, failed, ttft_s, tpot_s, itl_s, e2e_s, throughput, goodput_rps, slo."""
+Quantiles = dict[str, float | None]  # {'p50', 'p90', 'p99', 'mean'} in seconds
+
+
+@dataclass(frozen=True)
+class BenchSummary:
+    """One load level from the client's side (docs/serving.md, `bench --json`)."""
+
+    requests: int
+    completed: int
+    failed: int
+    errors: dict[str, int]  # failed requests by the first word of their error
+    duration_s: float
+    ttft_s: Quantiles
+    tpot_s: Quantiles
+    itl_s: Quantiles
+    e2e_s: Quantiles
+    input_tokens: int
+    output_tokens: int
+    request_throughput_rps: float
+    output_tokens_per_s: float
+    goodput_rps: float
+    slo: SLO
+    schedule_lag_s: Quantiles
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object, keys in the documented order."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["slo"] = self.slo.to_dict()
+        return out
+
+
+def summarize(records: Sequence[RequestRecord], duration_s: float, slo: SLO) -> BenchSummary:
+    """Requests, failures, TTFT/TPOT/ITL/E2E quantiles, throughput and goodput against ``slo``."""
     ok = [r for r in records if r.ok]
     out_tokens = sum(r.n_tokens for r in ok)
-    prompt_tokens = sum(r.prompt_tokens or 0 for r in ok)
-    good = sum(1 for r in records if slo.met(r))
+    good = sum(1 for r in records if slo_met(slo, r))
     per_s = 1.0 / duration_s if duration_s > 0 else float("nan")
     errors: dict[str, int] = {}
     for r in records:
         if not r.ok:
             kind = r.error.split(":")[0] or "no content"
             errors[kind] = errors.get(kind, 0) + 1
-    lags = [r.schedule_lag_s for r in records if math.isfinite(r.sent_s)]
-    return {
-        "requests": len(records),
-        "completed": len(ok),
-        "failed": len(records) - len(ok),
-        "errors": errors,
-        "duration_s": duration_s,
-        "ttft_s": quantiles([r.ttft_s for r in ok]),
-        "tpot_s": quantiles([r.tpot_s for r in ok]),
-        "itl_s": quantiles([g for r in ok for g in r.itl_s]),
-        "e2e_s": quantiles([r.e2e_s for r in ok]),
-        "input_tokens": prompt_tokens,
-        "output_tokens": out_tokens,
-        "request_throughput_rps": len(ok) * per_s,
-        "output_tokens_per_s": out_tokens * per_s,
-        "goodput_rps": good * per_s,
-        "slo": slo.to_dict(),
-        "schedule_lag_s": quantiles(lags),
-    }
+    return BenchSummary(
+        requests=len(records),
+        completed=len(ok),
+        failed=len(records) - len(ok),
+        errors=errors,
+        duration_s=duration_s,
+        ttft_s=quantiles([r.ttft_s for r in ok]),
+        tpot_s=quantiles([r.tpot_s for r in ok]),
+        itl_s=quantiles([g for r in ok for g in r.itl_s]),
+        e2e_s=quantiles([r.e2e_s for r in ok]),
+        input_tokens=sum(r.prompt_tokens or 0 for r in ok),
+        output_tokens=out_tokens,
+        request_throughput_rps=len(ok) * per_s,
+        output_tokens_per_s=out_tokens * per_s,
+        goodput_rps=good * per_s,
+        slo=slo,
+        schedule_lag_s=quantiles([r.schedule_lag_s for r in records if math.isfinite(r.sent_s)]),
+    )

@@ -1,0 +1,163 @@
+"""Live accounting of one metrics window: engine counters → FLOPs, bytes, MFU and MBU per phase.
+
+Live MFU/MBU per phase = token rates × the analytic FLOPs and bytes per token of the model
+(api/live_model.py) ÷ the hardware's roofs. Per window:
+
+* prefill FLOP/s = computed prompt tokens/s × model FLOPs per prompt token of a prompt of the
+  window's mean length;
+* decode FLOP/s = decode tokens/s × model FLOPs per token at the mean decode context, where decode
+  tokens = generated − finished requests (each request's first token comes out of its prefill);
+* MBU = (weight bytes + KV bytes read) per second over HBM bandwidth.
+
+Where vLLM exposes ``estimated_flops_per_gpu_total`` we recount the window in vLLM's convention
+(matmuls only; the full q×context score rectangle, not causal pairs) and report the ratio.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from rooftop.api.live_model import LiveModel, PerToken
+from rooftop.serving.watch import Window
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """Tokens of a window: prompt tokens computed, decode tokens, all generated, requests finished."""
+
+    prefill: float
+    decode: float
+    generated: float
+    requests: float
+
+
+@dataclass(frozen=True)
+class ByPhase:
+    """One quantity per phase."""
+
+    prefill: float
+    decode: float
+
+    @property
+    def total(self) -> float:
+        """prefill + decode."""
+        return self.prefill + self.decode
+
+
+@dataclass(frozen=True)
+class Utilisation:
+    """A share of a roof per phase and in all (None where the window has no duration)."""
+
+    prefill: float | None
+    decode: float | None
+    total: float | None
+
+
+@dataclass(frozen=True)
+class CrossCheck:
+    """Our FLOPs recounted in vLLM's convention beside the engine's own estimate."""
+
+    engine_flops: float
+    ours_engine_convention_flops: float
+    ours_model_flops: float
+    ratio: float | None
+    engine_mfu: float | None
+
+
+@dataclass(frozen=True)
+class Accounting:
+    """FLOPs, bytes, MFU and MBU per phase over one window (the numbers behind `watch`)."""
+
+    interval_s: float
+    tokens: Tokens
+    mean_prompt_tokens: float
+    mean_output_tokens: float
+    batch: float
+    flops: ByPhase
+    bytes: ByPhase
+    useful_bytes: ByPhase
+    mfu: Utilisation
+    mbu: Utilisation
+    cross_check: CrossCheck | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (``cross_check`` only when the engine gave its estimate)."""
+        out = asdict(self)
+        if self.cross_check is None:
+            del out["cross_check"]
+        return out
+
+
+def finite(x: float) -> float | None:
+    """``x`` when finite, else None (JSON null)."""
+    return x if isinstance(x, float | int) and math.isfinite(x) else None
+
+
+def _mean(w: Window, hist_key: str, delta_key: str, requests: float) -> float | None:
+    h = w.histograms.get(hist_key)
+    if h is not None and h.count > 0:
+        return h.sum / h.count
+    if delta_key in w.deltas and requests > 0:
+        return w.deltas[delta_key] / requests
+    return None
+
+
+def _share(values: ByPhase, seconds: float, roof: float) -> Utilisation:
+    if seconds <= 0:
+        return Utilisation(None, None, None)
+    return Utilisation(*(finite(v / seconds / roof) for v in (values.prefill, values.decode, values.total)))
+
+
+def _tokens(w: Window, include_cached: bool) -> Tokens:
+    requests = w.deltas.get("requests_finished", 0.0)
+    cached = w.deltas.get("cached_prompt_tokens", 0.0) if include_cached else 0.0
+    computed = max(0.0, w.deltas.get("prompt_tokens", 0.0) - cached)
+    generated = w.deltas.get("generation_tokens", 0.0)
+    decode_tokens = max(0.0, generated - requests) if requests else generated
+    return Tokens(computed, decode_tokens, generated, requests)
+
+
+def account(w: Window, live: LiveModel, include_cached: bool = True, default_prompt: float = 512.0) -> Accounting:
+    """FLOPs, bytes, MFU and MBU per phase over one window."""
+    t = w.interval_s
+    tok = _tokens(w, include_cached)
+    mean_prompt = _mean(w, "prompt_len", "prompt_tokens", tok.requests) or default_prompt
+    mean_output = _mean(w, "output_len", "generation_tokens", tok.requests) or 1.0
+    batch = max(1.0, w.gauges.get("requests_running", 1.0))
+    pre = live.prefill(mean_prompt)
+    dec = live.decode(mean_prompt + max(0.0, mean_output - 2.0) / 2.0, batch)
+    peak = live.roofs.peak(live.base.compute)
+    flops = ByPhase(tok.prefill * pre.model_flops, tok.decode * dec.model_flops)
+    useful = ByPhase(tok.prefill * pre.useful_bytes, tok.decode * dec.useful_bytes)
+    return Accounting(
+        interval_s=t,
+        tokens=tok,
+        mean_prompt_tokens=mean_prompt,
+        mean_output_tokens=mean_output,
+        batch=batch,
+        flops=flops,
+        bytes=ByPhase(tok.prefill * pre.bytes, tok.decode * dec.bytes),
+        useful_bytes=useful,
+        mfu=_share(flops, t, peak),
+        mbu=_share(useful, t, live.roofs.bandwidth("hbm")),
+        cross_check=_cross_check(w, tok, pre, dec, flops.total, peak),
+    )
+
+
+def _cross_check(
+    w: Window, tok: Tokens, pre: PerToken, dec: PerToken, model_flops: float, peak: float
+) -> CrossCheck | None:
+    if "estimated_flops" not in w.deltas:
+        return None
+    ours = tok.prefill * pre.matmul_flops_full + tok.decode * dec.matmul_flops_full
+    theirs = w.deltas["estimated_flops"]
+    t = w.interval_s
+    return CrossCheck(
+        engine_flops=theirs,
+        ours_engine_convention_flops=ours,
+        ours_model_flops=model_flops,
+        ratio=finite(ours / theirs) if theirs else None,
+        engine_mfu=finite(theirs / t / peak) if t > 0 else None,
+    )

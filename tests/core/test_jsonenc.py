@@ -1,0 +1,69 @@
+"""core/jsonenc.py: the one JSON encoder (msgspec: NaN/inf → null) with json.dumps's layout."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from rooftop.core.enums import Bound, Severity
+from rooftop.core.jsonenc import dumps, to_plain
+
+
+@dataclass(frozen=True)
+class Pair:
+    share: float
+    bound: Bound
+
+
+def test_non_finite_numbers_are_null_everywhere() -> None:
+    doc = {"a": float("nan"), "b": [float("inf"), -float("inf")], "c": (np.float64("nan"), np.float32(1.5))}
+    assert to_plain(doc) == {"a": None, "b": [None, None], "c": [None, 1.5]}
+    assert dumps(doc) == '{"a": null, "b": [null, null], "c": [null, 1.5]}'
+
+
+def test_dataclasses_enums_and_numpy_become_plain_json() -> None:
+    doc = {"pair": Pair(0.25, Bound.MEMORY_KV), "severity": Severity.WARN, "n": np.int64(3), "arr": np.arange(3)}
+    assert to_plain(doc) == {
+        "pair": {"share": 0.25, "bound": "memory:kv"},
+        "severity": "warn",
+        "n": 3,
+        "arr": [0, 1, 2],
+    }
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {"x": 1e16, "y": 1.5e-07, "z": 123456789012.0, "w": 0.1},  # exponent spelling: 1e+16, 1.5e-07
+        {"title": "12 × 4 — µs", "empty": {}, "none": [], "flag": True},  # non-ASCII escaped as \\uXXXX
+        [1, [2, [3, {"k": None}]]],
+    ],
+)
+def test_the_layout_is_json_dumps_byte_for_byte(doc: object) -> None:
+    # artifacts written before this encoder (json.dumps(indent=1)) keep their bytes
+    assert dumps(doc, indent=1) == json.dumps(doc, indent=1, allow_nan=False)
+    assert dumps(doc) == json.dumps(doc, allow_nan=False)
+
+
+class Version(str):
+    """Like torch.__version__ (TorchVersion): a str subclass."""
+
+
+class Count(int):
+    pass
+
+
+def test_subclasses_of_str_and_int_are_written_as_their_base() -> None:
+    assert dumps({"torch": Version("2.13.0+cpu"), "n": Count(3)}) == '{"torch": "2.13.0+cpu", "n": 3}'
+
+
+def test_keys_that_are_not_strings_are_written_as_text() -> None:
+    assert dumps({1: "a", 2.5: "b", (1, 2): "c", None: "d"}) == '{"1": "a", "2.5": "b", "(1, 2)": "c", "None": "d"}'
+
+
+def test_an_unknown_object_is_refused() -> None:
+    with pytest.raises(NotImplementedError, match="cannot write object"):
+        to_plain({"x": object()})
