@@ -123,14 +123,17 @@ def _engine_before(target: Target, scrape: bool) -> tuple[Any, str]:
         return None, str(exc)
 
 
-def _engine_after(target: Target, before: Any, live: LiveModel | None) -> tuple[dict[str, Any], Result | None]:
+def _engine_after(
+    target: Target, before: Any, live: LiveModel | None, records: Sequence[Any] = ()
+) -> tuple[dict[str, Any], Result | None]:
+    from rooftop.api.prompt_mix import PromptMix
     from rooftop.serving.sources import fetch
     from rooftop.serving.watch import observe, window
 
     try:
         after = observe(fetch(target.base_url), target.base_url)
-        w_summary, res = analyse_window(window(before, after), live)
-        return snapshot_summary(after.scalars, w_summary), res
+        w_summary, res = analyse_window(window(before, after), live, mix=PromptMix.from_records(records))
+        return {**snapshot_summary(after.scalars, w_summary), "renamed": list(after.deprecated)}, res
     except RooftopError as exc:
         return {"error": str(exc)}, None
 
@@ -155,7 +158,7 @@ def bench_one(
     engine: dict[str, Any] | None = {"error": note} if note else None
     res = Result(workload={"target": target.url}, points=(), extra={})
     if before is not None:
-        engine, window_res = _engine_after(target, before, live)
+        engine, window_res = _engine_after(target, before, live, result.records)
         res = window_res or res
     res = replace(
         res,
