@@ -74,6 +74,7 @@ def _slo(ttft: str | None, tpot: str | None, e2e: str | None) -> Any:
 @click.option("--max-concurrency", type=click.IntRange(min=1), help="Cap in-flight requests (closes the loop).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--no-scrape", is_flag=True, help="Do not read the engine's /metrics before and after.")
+@click.option("--model-label", help="Triton: the model whose request counters count (default: the ensemble).")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Per-request records as CSV.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary JSON.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the rooftop.run/1 artifact.")
@@ -104,6 +105,7 @@ def bench(
     max_concurrency: int | None,
     seed: int,
     no_scrape: bool,
+    model_label: str | None,
     csv_path: str | None,
     as_json: bool,
     output: str | None,
@@ -131,7 +133,7 @@ def bench(
     kind = arrival or ("poisson" if burstiness == 1.0 else "gamma")
     schedule = _schedule(trace, n_requests, kind, burstiness, seed)
     levels = [math.nan] if trace else _rates(rate, rates)
-    options = api.LoadOptions(timeout, max_concurrency, not no_scrape)
+    options = api.LoadOptions(timeout, max_concurrency, not no_scrape, model_label)
     slo, labels = _slo(slo_ttft, slo_tpot, slo_e2e), {"burstiness": burstiness, "arrival": kind}
     run = api.run_levels(target, reqs, schedule, levels, slo, live, options, labels, _progress)
     _write(run, live, target, csv_path, output)
