@@ -74,3 +74,9 @@ def test_skip_reasons_are_whole() -> None:
     reason = run.identity["skipped_files"]["LICENSE"]
     assert reason.endswith("or nsys kernel summary (nsys stats --report cuda_gpu_kern_sum --format csv)")
     assert len(reason) > 80 and set(run.identity["skipped_files"]) == {"LICENSE", "README.md"}
+
+
+def test_roofline_section_alone_says_why() -> None:
+    # a real SpeedOfLight_RooflineChart export holds peaks, not launches: the error said "nothing to import ()"
+    with pytest.raises(TraceFormatError, match=r"nothing to import \(no timed kernel launch: an ncu roofline section"):
+        import_path(data_path("ncu-csv-llm-perf-opt", "kernel_0005.ncu.section_SpeedOfLight_RooflineChart.csv"))

@@ -23,6 +23,7 @@ from rooftop.ingest.join import join
 from rooftop.ingest.kineto import read_trace
 
 Progress = Callable[[str, int], None]
+_NO_TIMED_LAUNCH = "no timed kernel launch: an ncu roofline section alone gives roofs, import it with its metrics file"
 
 
 def unknown_roofs(name: str) -> Roofs:
@@ -131,7 +132,8 @@ def import_path(path: str | Path, roofs: Roofs | None = None, progress: Progress
         if result is not None:
             results.append(result)
     if not results:
-        raise TraceFormatError(f"{path}: nothing to import ({'; '.join(f'{k}: {v}' for k, v in skipped.items())})")
+        why = "; ".join(f"{k}: {v}" for k, v in skipped.items()) or _NO_TIMED_LAUNCH
+        raise TraceFormatError(f"{path}: nothing to import ({why})")
     kinds = sorted({kind for _, kind in files})
     first_device = next((r.workload.get("device") for r in results if r.workload.get("device")), "")
     run_roofs = roofs or implied or unknown_roofs(str(first_device or "unknown"))
