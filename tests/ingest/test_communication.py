@@ -27,7 +27,9 @@ def test_deepep_is_communication() -> None:
     assert tl["nccl_s"] == pytest.approx(113_030 * US) and tl["nccl_sum_s"] == pytest.approx(113_030 * US)
     assert tl["comm_compute_overlap_s"] == pytest.approx(108_868 * US)
     assert [(c["collective"], c["kernels"]) for c in tl["collectives"]] == [("all_to_all", 32)]
+    # the layout kernels compute a routing table locally: not communication
     assert classify("void dpsk::ep::cuda::get_dispatch_layout<256, 32, 8>(long const*)").name != "communication"
+    assert classify("void deep_ep::layout::get_dispatch_layout<256, 32, 8>(long const*)").name != "communication"
 
 
 def test_deepep_finding_and_point_labels() -> None:
