@@ -69,7 +69,7 @@ def test_missing_path() -> None:
 
 def test_skip_reasons_are_whole() -> None:
     # tests/data/ncu-csv-superbench holds the ncu log, its README and LICENSE: the two text files
-    # are skipped with detect's full reason (169 characters), which was cut at 80 before.
+    # are skipped with detect's full reason (158 characters), which was cut at 80 before.
     run = import_path(data_path("ncu-csv-superbench"))
     reason = run.identity["skipped_files"]["LICENSE"]
     assert reason.endswith("or nsys kernel summary (nsys stats --report cuda_gpu_kern_sum --format csv)")
