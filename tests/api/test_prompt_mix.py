@@ -99,3 +99,19 @@ def test_bounds_by_hand_and_edge_cases(tiny: LiveModel) -> None:
     assert bounds(tiny.prefill, Hist((), 0.0, 0.0)) is None
     assert PromptMix.from_records([Rec(0, 3)]) is None
     assert f_full(10) - f(10) == ATTN_PER_PAIR * 45  # 100 rectangle cells against 55 causal pairs
+
+
+def test_watch_json_carries_the_bounds(tmp_path) -> None:
+    import json
+
+    from tests.conftest import run_cli
+    from tests.serving.test_cli_serving import TINY
+
+    cfg = tmp_path / "config.json"
+    cfg.write_text(json.dumps(TINY))
+    path = str(data_path("serving", "vllm_cpu_0.32_live.prom"))
+    out = run_cli("watch", path, "--once", "--json", "--model", str(cfg), "--dtype", "fp32")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["prompt_mix"] == "mean length"
+    assert doc["prefill_flops_bounds"][1] == pytest.approx(4 * f(50) + 8 * f(100) + f(200))

@@ -156,6 +156,8 @@ def snapshot_summary(obs_scalars: dict[str, float], summary: dict[str, Any]) -> 
         "window_s": summary["window_s"],
         "latency": summary["latency"],
         "cross_check": acc.get("cross_check"),
+        "prompt_mix": acc.get("prompt_mix"),
+        "prefill_flops_bounds": acc.get("prefill_flops_bounds"),
         "reset": summary["reset"],
     }
 
