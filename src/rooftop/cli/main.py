@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "compare": "rooftop.cli.compare:compare_command",
     "profile": "rooftop.cli.profile:profile",
     "roofs": "rooftop.cli.roofs:roofs",
+    "rules": "rooftop.cli.rules:rules",
     "watch": "rooftop.cli.watch:watch",
 }
 

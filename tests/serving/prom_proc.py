@@ -1,0 +1,83 @@
+"""A real Prometheus (Debian's `prometheus` binary) on 127.0.0.1 for the tests: scrape targets, rule files, queries."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+needs_prometheus = pytest.mark.skipif(
+    shutil.which("prometheus") is None, reason="prometheus binary absent (apt-get install prometheus)"
+)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Prometheus:
+    """Scrapes ``targets`` (job name → host:port) every second and evaluates ``rule_files`` every second."""
+
+    def __init__(self, folder: Path, targets: dict[str, str], rule_files: list[Path]) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = folder / "prometheus.yml"
+        lines = ["global: {scrape_interval: 1s, evaluation_interval: 1s}", "rule_files:"]
+        lines += [f"  - '{p}'" for p in rule_files] or ["  []"]
+        lines.append("scrape_configs:")
+        for job, target in targets.items():
+            lines.append(f"  - job_name: {job}\n    static_configs: [{{targets: ['{target}']}}]")
+        config.write_text("\n".join(lines) + "\n")
+        self.proc = subprocess.Popen(
+            [
+                "prometheus",
+                f"--config.file={config}",
+                f"--storage.tsdb.path={folder / 'tsdb'}",
+                f"--web.listen-address=127.0.0.1:{self.port}",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=(folder / "prometheus.log").open("wb"),
+            env={**os.environ, "GOMAXPROCS": "2"},  # few OS threads on a shared CI box
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{self.url}/-/ready", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.5)
+        self.stop()
+        pytest.fail(f"prometheus not ready after 60 s: {(folder / 'prometheus.log').read_text()[-2000:]}")
+
+    def api(self, path: str, **params: Any) -> Any:
+        data = httpx.get(f"{self.url}/api/v1/{path}", params=params, timeout=10).json()
+        assert data["status"] == "success", data
+        return data["data"]
+
+    def query(self, expr: str, at_s: float | None = None) -> list[dict[str, Any]]:
+        params: dict[str, Any] = {"query": expr}
+        if at_s is not None:
+            params["time"] = at_s
+        result: list[dict[str, Any]] = self.api("query", **params)["result"]
+        return result
+
+    def value(self, expr: str, at_s: float) -> float:
+        """The single value of ``expr`` at ``at_s`` (fails when there is not exactly one series)."""
+        result = self.query(expr, at_s)
+        assert len(result) == 1, (expr, result)
+        return float(result[0]["value"][1])
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(30)
