@@ -35,7 +35,8 @@ def test_activation_consumes_what_up_proj_produces():
 
 
 @pytest.mark.parametrize(
-    ("name", "flops"), [("silu", 4.0), ("swish", 4.0), ("gelu_new", 8.0), ("gelu_pytorch_tanh", 8.0)]
+    ("name", "flops"),
+    [("silu", 4.0), ("swish", 4.0), ("gelu_new", 8.0), ("gelu_pytorch_tanh", 8.0), ("relu2", 2.0), ("relu", 1.0)],
 )
 def test_activation_names(name, flops):
     assert activation_flops_per_elt(name) == flops

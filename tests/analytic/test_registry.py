@@ -27,7 +27,7 @@ def scratch_registry(monkeypatch):
 
 
 def test_every_op_kind_has_its_formula():
-    assert len(OpKind) == 10
+    assert len(OpKind) == 11  # ten transformer kinds + recurrent_state (gated DeltaNet, Mamba)
     assert {kind.value for kind in OpKind} <= set(kinds())
     assert formula(OpKind.GEMM) is formula("gemm")
 
@@ -39,6 +39,7 @@ def test_discovery_imports_every_module_in_ops():
         "rooftop.analytic.ops.collectives",
         "rooftop.analytic.ops.elementwise",
         "rooftop.analytic.ops.gemm",
+        "rooftop.analytic.ops.recurrent",
     ]
     assert sorted(discover()) == on_disk
     # every registered formula lives in one of them

@@ -123,3 +123,34 @@ def test_decode_batch1_gemm_intensity_is_2_over_bytes_per_weight(preset, wdtype)
         if op.kind == "gemm":
             expected = 2.0 / (per_weight + (2.0 / 128 if name == "int8" else 0.0))
             assert float(op.cost.flops / op.cost.bytes) == pytest.approx(expected, rel=0.02)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    new=st.integers(1, 4096),
+    past=st.integers(0, 1 << 17),
+    bound=st.integers(1, 1 << 14),
+    causal=st.booleans(),
+)
+def test_windows_and_chunks_never_add_pairs(new, past, bound, causal):
+    from rooftop.analytic.ops.attention import keys_read, pairs
+
+    full = float(pairs(new, past, causal))
+    for kw in ({"window": bound}, {"chunk": bound}):
+        assert 0 < float(pairs(new, past, causal, **kw)) <= full
+        assert new <= float(keys_read(new, past, **kw)) <= past + new
+    # a window that reaches back past the first token changes nothing
+    assert float(pairs(new, past, causal, window=past + new)) == full
+    # causal pairs of a chunk, summed position by position, never exceed chunk x rows
+    assert float(pairs(new, past, True, chunk=bound)) <= new * bound
+
+
+@settings(max_examples=50, deadline=None)
+@given(spec=specs(), context=st.integers(1, 1 << 16), window=st.integers(1, 1 << 12))
+def test_sliding_layers_keep_at_most_the_window(spec, context, window):
+    mixers = tuple("sliding" if i % 2 else "full" for i in range(spec.layers))
+    windowed = replace(spec, mixers=mixers, window=window)
+    assert windowed.kv_elements_per_sequence(context) <= spec.kv_elements_per_sequence(context)
+    sliding = windowed.count_mixers("sliding")
+    expected = (spec.layers - sliding) * context + sliding * min(context, window)
+    assert windowed.kv_elements_per_sequence(context) == expected * spec.kv_elements_per_layer_token

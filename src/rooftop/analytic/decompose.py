@@ -5,6 +5,11 @@ Tensor parallelism shards heads, KV heads, MLP width and vocabulary across ``tp`
 GPU; two all-reduces per layer cross the link. When kv_heads < tp each GPU keeps one KV head.
 The lm_head runs on the last position of each sequence only (as serving engines do), so prefill
 pays it once per sequence, not once per prompt token.
+
+Layers differ by token mixer (``spec.mixers``): attention operators are counted once per
+attention layer, with their own ``_swa`` / ``_chunk`` score, softmax and value for sliding-window
+and chunked layers; gated DeltaNet and Mamba layers get their operators from
+``analytic/hybrid.py``. Feed-forwards are counted per kind (dense, MoE, none).
 """
 
 from __future__ import annotations
@@ -13,13 +18,14 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from rooftop.analytic import hybrid
 from rooftop.analytic.cost import Array, OpCost
 from rooftop.analytic.registry import OpKind, cost
 from rooftop.core.points import Phase
 from rooftop.core.workload import Workload
 from rooftop.dtypes import dtype
 from rooftop.errors import WorkloadError
-from rooftop.models.spec import ModelSpec
+from rooftop.models.spec import PARALLEL, ModelSpec
 
 WEIGHT_ONLY_QUANT = ("int8", "int4", "fp4")
 
@@ -40,7 +46,8 @@ def decompose(spec: ModelSpec, w: Workload) -> list[Op]:
     if spec.heads % w.tp:
         raise WorkloadError(f"tp={w.tp} does not divide {spec.name}'s {spec.heads} attention heads")
     step = _Step(spec, w)
-    ops = [*step.embedding(), *step.attention(), *step.feed_forward(), *step.head()]
+    mixers = [*step.attention(), *hybrid.linear_attention(step), *hybrid.state_space(step)]
+    ops = [*step.embedding(), *mixers, *step.feed_forward(), *step.head()]
     return [op for op in ops if op.count > 0]
 
 
@@ -99,12 +106,12 @@ class _Step:
             act_bytes=self.act,
         )
 
-    def all_reduce(self, name: str) -> list[Op]:
-        """A tensor-parallel all-reduce of the hidden state after a block (none at tp=1)."""
+    def all_reduce(self, name: str, count: int) -> list[Op]:
+        """A tensor-parallel all-reduce of the hidden state after ``count`` blocks (none at tp=1)."""
         if self.tp == 1:
             return []
         shapes = {"tokens": self.tokens, "width": self.spec.hidden, "act_bytes": self.act, "tp": self.tp}
-        return [self.op(name, OpKind.ALL_REDUCE, self.layers, "comm", **shapes)]
+        return [self.op(name, OpKind.ALL_REDUCE, count, "comm", **shapes)]
 
     def mlp(self, prefix: str, width: int, count: int, group: str, tokens: Any = None) -> list[Op]:
         """Gate (when gated), up, activation and down of one dense MLP of ``width``."""
@@ -131,13 +138,31 @@ class _Step:
         return [self.op("embed", OpKind.EMBEDDING, 1, "embedding", tokens=self.tokens, tables=tables, **shapes)]
 
     def attention(self) -> list[Op]:
-        """Norm, projections, KV append, score/softmax/value, output projection, all-reduce."""
-        s, w = self.spec, self.workload
-        ops = [self.norm("attn_norm", self.layers), *(self._mla_projections() if s.mla else self._qkv_projections())]
+        """Norm, projections, KV append, score/softmax/value per window kind, output projection, all-reduce."""
+        s, n = self.spec, self.spec.attention_layers
+        ops = [self.norm("attn_norm", self.layers)]
+        if not n:
+            return [*ops, *self.all_reduce("tp_allreduce_attn", self.layers - s.count_mixers("none"))]
+        ops += self._mla_projections() if s.mla else self._qkv_projections(n)
         latent = s.mla.kv_lora_rank + s.mla.qk_rope_head_dim if s.mla else 0
         per_token = float(latent) if s.mla else 2.0 * self.kv_heads * s.head_dim
         append = {"tokens": self.tokens, "act_bytes": self.act, "kv_bytes": self.kv, "elements_per_token": per_token}
-        ops.append(self.op("kv_append", OpKind.KV_APPEND, self.layers, "attention", **append))
+        ops.append(self.op("kv_append", OpKind.KV_APPEND, n, "attention", **append))
+        for suffix, kinds, bound in (
+            ("", ("full", PARALLEL), {}),
+            ("_swa", ("sliding",), {"window": s.window}),
+            ("_chunk", ("chunked",), {"chunk": s.chunk}),
+        ):
+            ops += self._attention_core(suffix, s.count_mixers(*kinds), bound)
+        o_in = s.heads * (s.mla.v_head_dim if s.mla else s.head_dim) // self.tp
+        ops.append(self.gemm("o_proj", o_in, s.hidden, n))
+        return [*ops, *self.all_reduce("tp_allreduce_attn", self.layers - s.count_mixers("none"))]
+
+    def _attention_core(self, suffix: str, n: int, bound: dict[str, int]) -> list[Op]:
+        """Score, softmax and value of ``n`` layers whose keys are bounded by ``bound`` (window or chunk)."""
+        if not n:
+            return []
+        w = self.workload
         qk_dim, v_dim, kv_heads, reads_v = self._attention_dims()
         shape = {
             "batch": w.batch,
@@ -147,27 +172,27 @@ class _Step:
             "act_bytes": self.act,
             "impl": w.attention,
             "causal": w.causal,
+            **bound,
         }
         kv = {"kv_heads": kv_heads, "kv_bytes": self.kv}
-        n = self.layers
-        ops.append(self.op("attn_score", OpKind.ATTN_SCORE, n, "attention", **shape, **kv, qk_dim=qk_dim))
-        ops.append(self.op("softmax", OpKind.SOFTMAX, n, "attention", **shape))
-        ops.append(
-            self.op("attn_value", OpKind.ATTN_VALUE, n, "attention", **shape, **kv, v_dim=v_dim, reads_v=reads_v)
-        )
-        o_in = s.heads * (s.mla.v_head_dim if s.mla else s.head_dim) // self.tp
-        ops.append(self.gemm("o_proj", o_in, s.hidden))
-        return [*ops, *self.all_reduce("tp_allreduce_attn")]
+        return [
+            self.op(f"attn_score{suffix}", OpKind.ATTN_SCORE, n, "attention", **shape, **kv, qk_dim=qk_dim),
+            self.op(f"softmax{suffix}", OpKind.SOFTMAX, n, "attention", **shape),
+            self.op(
+                f"attn_value{suffix}", OpKind.ATTN_VALUE, n, "attention", **shape, **kv, v_dim=v_dim, reads_v=reads_v
+            ),
+        ]
 
-    def _qkv_projections(self) -> list[Op]:
+    def _qkv_projections(self, n: int) -> list[Op]:
         s = self.spec
+        q_out = s.q_dim * (2 if s.attn_output_gate else 1) // self.tp  # Qwen3-Next: query and its gate
         ops = [
-            self.gemm("q_proj", s.hidden, s.q_dim // self.tp),
-            self.gemm("k_proj", s.hidden, self.kv_heads * s.head_dim),
-            self.gemm("v_proj", s.hidden, self.kv_heads * s.head_dim),
+            self.gemm("q_proj", s.hidden, q_out, n),
+            self.gemm("k_proj", s.hidden, self.kv_heads * s.head_dim, n),
+            self.gemm("v_proj", s.hidden, self.kv_heads * s.head_dim, n),
         ]
         if s.qk_norm:
-            ops.append(self.norm("qk_norm", self.layers, s.head_dim, self.tokens * (self.heads + self.kv_heads)))
+            ops.append(self.norm("qk_norm", n, s.head_dim, self.tokens * (self.heads + self.kv_heads)))
         return ops
 
     def _mla_projections(self) -> list[Op]:
@@ -204,15 +229,15 @@ class _Step:
     def feed_forward(self) -> list[Op]:
         """Norms, the dense MLP layers and the MoE layers (router, routed and shared experts)."""
         s = self.spec
-        ops = [self.norm("ffn_norm", self.layers)]
+        ops = [self.norm("ffn_norm", self.layers)] if s.norms_per_layer >= 2 else []
         if s.norms_per_layer > 2:
             ops.append(self.norm("extra_norms", self.layers * (s.norms_per_layer - 2)))
-        dense_layers = s.layers - s.moe_layers
+        dense_layers = s.count_ffns("dense")
         if dense_layers:
             ops += self.mlp("", s.ffn, dense_layers, "mlp")
         if s.moe and s.moe_layers:
             ops += self._experts()
-        return [*ops, *self.all_reduce("tp_allreduce_mlp")]
+        return [*ops, *self.all_reduce("tp_allreduce_mlp", self.layers - s.count_ffns("none"))]
 
     def _experts(self) -> list[Op]:
         s = self.spec
@@ -229,6 +254,8 @@ class _Step:
         ]
         if moe.shared_experts:
             ops += self.mlp("shared_", moe.shared_experts * (moe.shared_ffn or moe.expert_ffn), n, "moe")
+        if moe.shared_gate:  # Qwen-MoE: sigmoid(x · w) scales the shared expert
+            ops.append(self.gemm("shared_gate", s.hidden, 1, n, group="moe"))
         return ops
 
     def head(self) -> list[Op]:

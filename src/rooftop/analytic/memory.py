@@ -3,7 +3,10 @@
 The usable share of the card is ``memory_utilization`` (default 0.9, vLLM's
 ``gpu_memory_utilization`` default). Activations are the transient peak of one step: the
 widest live tensors (hidden, q/kv, MLP intermediate ×2) for all tokens of the step, plus fp32
-logits for the last position of each sequence. KV for a sequence holds ``past + new`` tokens.
+logits for the last position of each sequence. KV for a sequence holds ``past + new`` tokens in
+each full-attention layer, at most the window in a sliding-window layer and at most one chunk in
+a chunked layer (engines free what falls out: vLLM, SGLang); gated DeltaNet and Mamba layers
+hold a recurrent state of constant size instead (activation dtype).
 """
 
 from __future__ import annotations
@@ -55,15 +58,30 @@ def weights_bytes_per_gpu(spec: ModelSpec, w: Workload) -> float:
     return params * per_elt / w.tp
 
 
+def kv_bytes_per_sequence(spec: ModelSpec, w: Workload) -> Array:
+    """KV (and recurrent-state) bytes one sequence holds per GPU after this step, layer by layer.
+
+    gpt-oss-20b bf16 at 32,768 tokens: 12 full layers × 32,768 + 12 sliding layers × 128 tokens,
+    × 2 × 8 KV heads × 64 × 2 B = 0.81 GB, not 1.61 GB (all 24 layers at 32,768: 1.99×).
+    """
+    per_layer_token = spec.kv_elements_per_layer_token * dtype(w.kv_dtype).bytes
+    if not spec.mla:
+        per_layer_token *= math.ceil(spec.kv_heads / w.tp) / spec.kv_heads
+    context = np.asarray(w.kv_tokens_after, dtype=np.float64)
+    tokens = 0.0 * context
+    for bound, layers in spec.kv_layer_groups().items():
+        tokens = tokens + layers * (np.minimum(context, bound) if bound else context)
+    state = spec.state_elements_per_sequence * dtype(w.act_dtype).bytes / w.tp
+    result: Array = tokens * per_layer_token + state
+    return result
+
+
 def budget(
     spec: ModelSpec, w: Workload, capacity_bytes: float, memory_utilization: float = DEFAULT_MEMORY_UTILIZATION
 ) -> MemoryBudget:
     """Memory budget of ``w`` on a card of ``capacity_bytes``; max batch at the same shapes."""
     a = dtype(w.act_dtype).bytes
-    kv_local = spec.kv_bytes_per_token(dtype(w.kv_dtype).bytes)
-    if not spec.mla:
-        kv_local *= math.ceil(spec.kv_heads / w.tp) / spec.kv_heads
-    kv_per_seq = kv_local * w.kv_tokens_after
+    kv_per_seq = kv_bytes_per_sequence(spec, w)
     widest = max(
         spec.hidden, spec.q_dim // w.tp, 2 * (spec.moe.expert_ffn * spec.moe.top_k if spec.moe else spec.ffn) // w.tp
     )

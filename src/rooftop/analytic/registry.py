@@ -36,6 +36,7 @@ class OpKind(StrEnum):
     ACTIVATION = "activation"
     EMBEDDING = "embedding"
     ALL_REDUCE = "all_reduce"
+    RECURRENT_STATE = "recurrent_state"
 
 
 class Formula(Protocol):

@@ -2,9 +2,11 @@
 
 No network, no ``transformers`` import, never ``trust_remote_code``: the file is read as JSON
 data. Architectures differ in field names and defaults; those differences live in the
-``ARCHITECTURES`` table, not in if-chains. An unknown ``model_type`` with the usual Llama fields
-is read as a Llama-style decoder (and says so in ``notes``); fields that announce a structure
-rooftop does not model (state-space layers, encoder-decoder...) are refused by name.
+``FAMILIES`` table (``models/families.py``), not in if-chains. An unknown ``model_type`` with the
+usual Llama fields is read as a Llama-style decoder (and says so in ``notes``); a structure
+rooftop does not model (encoder-decoder, cross-attention, remote-code layouts...) is refused by
+name. A field that is present but null counts as absent. Multimodal configs: the vision tower is
+counted in the parameters and the language model is analysed.
 """
 
 from __future__ import annotations
@@ -14,52 +16,22 @@ from pathlib import Path
 from typing import Any
 
 from rooftop.errors import SpecError
+from rooftop.models.families import FAMILIES, LLAMA, count_field, layer_kinds, nemotron_pattern, refusal
+from rooftop.models.mixers import LinearAttention, StateSpace
 from rooftop.models.spec import MLA, ModelSpec, MoE
+from rooftop.models.vision import vision_params
 
-# model_type -> defaults that differ from a Llama-style decoder
-LLAMA: dict[str, Any] = {}
-ARCHITECTURES: dict[str, dict[str, Any]] = {
-    "llama": LLAMA,
-    "mistral": LLAMA,
-    "mixtral": LLAMA,
-    "qwen2": {"qkv_bias": True},
-    "qwen2_moe": {"qkv_bias": True},
-    "qwen3": {"qk_norm": True},
-    "qwen3_moe": {"qk_norm": True},
-    "phi3": LLAMA,
-    "gemma": {"tied_embeddings": True, "activation": "gelu"},
-    "gemma2": {"tied_embeddings": True, "activation": "gelu", "norms_per_layer": 4},
-    "gemma3_text": {"tied_embeddings": True, "activation": "gelu", "norms_per_layer": 4, "qk_norm": True},
-    "deepseek_v2": LLAMA,
-    "deepseek_v3": LLAMA,
-    "gpt2": {
-        "tied_embeddings": True,
-        "norm": "layer",
-        "gated_mlp": False,
-        "activation": "gelu",
-        "qkv_bias": True,
-        "o_bias": True,
-        "mlp_bias": True,
-        "learned_positions": True,
-    },
-}
-# Fields whose presence means a structure the analytic model does not cover.
-UNMODELLED_FIELDS = {
-    "ssm_state_size": "state-space (Mamba) layers",
-    "mamba_d_state": "state-space (Mamba) layers",
-    "state_size": "state-space (Mamba) layers",
-    "linear_num_key_heads": "linear-attention layers",
-    "encoder_layers": "an encoder-decoder",
-    "cross_attention_hidden_size": "cross-attention",
-    "vision_config": "a vision tower (pass the text_config folder or file instead)",
-}
 ALIASES = {  # canonical name -> other spellings, first hit wins
     "num_hidden_layers": ("n_layer", "num_layers"),
-    "hidden_size": ("n_embd", "d_model"),
+    "hidden_size": ("n_embd", "n_embed", "d_model"),
     "num_attention_heads": ("n_head",),
-    "intermediate_size": ("n_inner", "ffn_dim"),
+    "intermediate_size": ("n_inner", "ffn_dim", "ffn_hidden_size"),
     "max_position_embeddings": ("n_positions", "n_ctx"),
+    "num_experts_per_tok": ("experts_per_token",),
 }
+# Flags read from the config when present; the family table gives the default. attention_bias
+# covers the attention projections; Falcon's bias and StarCoder2's use_bias cover the MLP too.
+BIAS_FIELDS = ("attention_bias", "bias", "use_bias")
 
 
 def _get(config: dict[str, Any], key: str, default: Any = None) -> Any:
@@ -78,90 +50,233 @@ def _int(config: dict[str, Any], key: str, where: str, default: int | None = Non
     return int(value)
 
 
+def _text_part(config: dict[str, Any], where: str) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The language model's fields, and the vision tower's config when there is one."""
+    top_type = str(config.get("model_type", ""))
+    if why := refusal(config, top_type):
+        raise SpecError(f"{where}: {why}")
+    vision = config.get("vision_config") if isinstance(config.get("vision_config"), dict) else None
+    if vision is None and top_type == "llama4":  # transformers builds the default tower
+        vision = {}
+    text = config.get("text_config")
+    if isinstance(text, dict) and "num_hidden_layers" not in config:
+        merged = {**text, "model_type": text.get("model_type") or top_type}
+        if "tie_word_embeddings" not in text and "tie_word_embeddings" in config:
+            merged["tie_word_embeddings"] = config["tie_word_embeddings"]
+        return merged, vision
+    return config, vision
+
+
 def spec_from_config(config: Any, name: str, where: str = "config.json") -> ModelSpec:
     """Build a ModelSpec from a parsed config.json dict. ``where`` names the input in errors."""
     if not isinstance(config, dict):
         raise SpecError(f"{where}: expected a JSON object, got {type(config).__name__}")
-    if isinstance(config.get("text_config"), dict) and "num_hidden_layers" not in config:
-        config = {**config["text_config"], "model_type": config["text_config"].get("model_type", "")}
-    for field_name, what in UNMODELLED_FIELDS.items():
-        if field_name in config:
-            raise SpecError(f"{where}: field {field_name!r} announces {what}, which rooftop does not model")
     if config.get("is_encoder_decoder"):
         raise SpecError(f"{where}: field 'is_encoder_decoder' is true; rooftop models decoder-only transformers")
+    top = config
+    config, vision = _text_part(config, where)
     model_type = str(config.get("model_type", ""))
+    if config is not top and (why := refusal(config, model_type)):
+        raise SpecError(f"{where}: {why}")
     notes: list[str] = []
-    if model_type not in ARCHITECTURES:
+    if model_type not in FAMILIES:
         notes.append(f"model_type {model_type!r} read as a Llama-style decoder")
-    arch = ARCHITECTURES.get(model_type, LLAMA)
+    arch = FAMILIES.get(model_type, LLAMA)
+    config = {**arch.get("fields", {}), **{k: v for k, v in config.items() if v is not None}}
+    try:
+        fields = _shape_fields(config, model_type, arch, where)
+        fields |= _layer_fields(config, model_type, fields["layers"], where)
+        if vision is not None:
+            tower = vision_params(top, vision, fields["hidden"], where)
+            if tower is None:
+                kind = vision.get("model_type") or top.get("model_type")
+                raise SpecError(
+                    f"{where}: the vision tower ({kind!r}) of this multimodal config is not modelled;"
+                    " pass its text_config as a config.json to analyse the language model alone"
+                )
+            fields["vision_params"] = tower
+            notes.append("multimodal: the vision tower is counted in the parameters; the text path is analysed")
+        return ModelSpec(name=name, source=str(top.get("_source", where)), notes=tuple(notes), **fields)
+    except SpecError as exc:
+        raise SpecError(exc.args[0] if str(exc).startswith(where) else f"{where}: {exc}") from exc
 
+
+def _shape_fields(config: dict[str, Any], model_type: str, arch: dict[str, Any], where: str) -> dict[str, Any]:
+    """Widths, heads, norms and biases of the decoder."""
     hidden = _int(config, "hidden_size", where)
     heads = _int(config, "num_attention_heads", where)
-    kv_heads = _int(config, "num_key_value_heads", where, default=heads)
-    layers = _int(config, "num_hidden_layers", where)
-    vocab = _int(config, "vocab_size", where)
-    ffn = _int(config, "intermediate_size", where, default=4 * hidden if not arch.get("gated_mlp", True) else None)
-    head_dim = _int(config, "head_dim", where, default=0)
-    tied = _get(config, "tie_word_embeddings", arch.get("tied_embeddings", False))
-    activation = str(_get(config, "hidden_act", _get(config, "activation_function", arch.get("activation", "silu"))))
+    gated = arch.get("gated_mlp", True)
+    bias = next((bool(config[f]) for f in BIAS_FIELDS if f in config), None)
+    mlp_bias = next((bool(config[f]) for f in BIAS_FIELDS[1:] if f in config), None)  # not attention_bias
+    fields: dict[str, Any] = {
+        "layers": _int(config, "num_hidden_layers", where, default=len(nemotron_pattern(config)) or None),
+        "hidden": hidden,
+        "heads": heads,
+        "kv_heads": _kv_heads(config, model_type, heads, where),
+        "ffn": _int(config, "intermediate_size", where, default=_default_ffn(config, gated, hidden)),
+        "vocab": _int(config, "vocab_size", where),
+        "head_dim": _int(config, "head_dim", where, default=_int(config, "attention_head_dim", where, default=0)),
+        "tied_embeddings": bool(_get(config, "tie_word_embeddings", arch.get("tied_embeddings", False))),
+        "max_positions": _int(config, "max_position_embeddings", where, default=0),
+        "norm": arch.get("norm", "rms"),
+        "gated_mlp": gated,
+        "activation": str(
+            _get(config, "hidden_act", _get(config, "activation_function", arch.get("activation", "silu")))
+        ),
+        "qkv_bias": bool(config.get("use_qkv_bias", arch.get("qkv_bias", False) if bias is None else bias)),
+        "o_bias": arch.get("o_bias", False) if bias is None or "o_bias" in arch else bias,
+        "mlp_bias": bool(config.get("mlp_bias", arch.get("mlp_bias", False) if mlp_bias is None else mlp_bias)),
+    }
+    for key in ("qk_norm", "qk_norm_full", "learned_positions", "lm_head_bias", "embed_norm", "attn_sinks"):
+        fields[key] = arch.get(key, False)
+    fields["norm_bias"] = arch.get("norm_bias", True)
+    fields["norm_affine"] = arch.get("norm_affine", True)
+    if "attention_out_bias" in config:  # Seed-OSS: q/k/v and o biases set apart
+        fields["o_bias"] = bool(config["attention_out_bias"])
+    fields["attn_output_gate"] = bool(config.get("attn_output_gate", arch.get("attn_output_gate", False)))
+    fields["norms_per_layer"] = _norms_per_layer(config, model_type, arch)
+    if model_type == "llama4_text" and config.get("intermediate_size_mlp"):
+        fields["ffn"] = _int(config, "intermediate_size_mlp", where)
+    if model_type == "granitemoehybrid" and not config.get("num_local_experts"):  # dense: the shared MLP only
+        fields["ffn"] = _int(config, "shared_intermediate_size", where)
+    return fields
 
-    moe = _moe(config, layers, where)
-    mla = _mla(config, where)
-    if mla and head_dim == 0:
-        head_dim = mla.qk_nope_head_dim + mla.qk_rope_head_dim
-    try:
-        return ModelSpec(
-            name=name,
-            layers=layers,
-            hidden=hidden,
-            heads=heads,
-            kv_heads=kv_heads,
-            ffn=ffn,
-            vocab=vocab,
-            head_dim=head_dim,
-            tied_embeddings=bool(tied),
-            max_positions=_int(config, "max_position_embeddings", where, default=0),
-            norm=arch.get("norm", "rms"),
-            gated_mlp=arch.get("gated_mlp", True),
-            activation=activation,
-            qkv_bias=bool(config.get("attention_bias", arch.get("qkv_bias", False))),
-            o_bias=bool(config.get("attention_bias", arch.get("o_bias", False))) if model_type != "qwen2" else False,
-            mlp_bias=bool(config.get("mlp_bias", arch.get("mlp_bias", False))),
-            qk_norm=arch.get("qk_norm", False),
-            norms_per_layer=arch.get("norms_per_layer", 2),
-            learned_positions=arch.get("learned_positions", False),
-            moe=moe,
-            mla=mla,
-            source=str(config.get("_source", where)),
-            notes=tuple(notes),
+
+def _default_ffn(config: dict[str, Any], gated: bool, hidden: int) -> int | None:
+    """A missing intermediate_size: 4 × hidden for GPT-style MLPs; the expert width for all-MoE models."""
+    return 4 * hidden if not gated else _get(config, "moe_intermediate_size")
+
+
+def _kv_heads(config: dict[str, Any], model_type: str, heads: int, where: str) -> int:
+    """KV heads: num_key_value_heads, or Falcon's num_kv_heads / multi_query, or BigCode's multi_query."""
+    if model_type == "falcon":
+        if config.get("new_decoder_architecture"):
+            return _int(config, "num_kv_heads", where, default=heads)
+        return 1 if config.get("multi_query", True) else heads
+    if model_type == "gpt_bigcode" and config.get("multi_query", True):
+        return 1
+    return _int(config, "num_key_value_heads", where, default=heads)
+
+
+def _norms_per_layer(config: dict[str, Any], model_type: str, arch: dict[str, Any]) -> int:
+    if model_type == "falcon":  # parallel attention shares one LayerNorm; the new architecture has two
+        if config.get("new_decoder_architecture"):
+            return 1 if config.get("num_ln_in_parallel_attn") == 1 else 2
+        return 1 if config.get("parallel_attn", True) else 2
+    return int(arch.get("norms_per_layer", 2))
+
+
+def _layer_fields(config: dict[str, Any], model_type: str, layers: int, where: str) -> dict[str, Any]:
+    """Per-layer mixers and feed-forwards, windows, MoE, MLA, linear attention and Mamba shapes."""
+    mixers, ffns = layer_kinds(config, model_type, layers)
+    out: dict[str, Any] = {"moe": _moe(config, model_type, layers, where), "mla": _mla(config, where)}
+    if set(mixers) != {"full"}:
+        out["mixers"] = tuple(mixers)
+    if ffns is not None:
+        out["ffns"] = tuple(ffns)
+    if "sliding" in mixers:
+        out["window"] = _int(config, "sliding_window", where)
+    if "chunked" in mixers:
+        out["chunk"] = _int(config, "attention_chunk_size", where)
+    if "linear" in mixers:
+        out["linear"] = LinearAttention(
+            k_heads=_int(config, "linear_num_key_heads", where),
+            v_heads=_int(config, "linear_num_value_heads", where),
+            k_head_dim=_int(config, "linear_key_head_dim", where),
+            v_head_dim=_int(config, "linear_value_head_dim", where),
+            conv_kernel=_int(config, "linear_conv_kernel_dim", where, default=4),
         )
-    except SpecError as exc:
-        raise SpecError(f"{where}: {exc}") from exc
+    if {"mamba", "full+mamba"} & set(mixers):
+        out["ssm"] = _ssm(config, model_type, where)
+    if out["mla"] and not config.get("head_dim"):
+        out["head_dim"] = out["mla"].qk_nope_head_dim + out["mla"].qk_rope_head_dim
+    return out
 
 
-def _moe(config: dict[str, Any], layers: int, where: str) -> MoE | None:
+def _ssm(config: dict[str, Any], model_type: str, where: str) -> StateSpace:
+    hidden = _int(config, "hidden_size", where)
+    if model_type == "jamba":
+        return StateSpace(
+            d_inner=_int(config, "mamba_expand", where, default=2) * hidden,
+            d_state=_int(config, "mamba_d_state", where, default=16),
+            conv_kernel=_int(config, "mamba_d_conv", where, default=4),
+            version=1,
+            dt_rank=_int(config, "mamba_dt_rank", where, default=-(-hidden // 16)),
+            conv_bias=bool(config.get("mamba_conv_bias", True)),
+            proj_bias=bool(config.get("mamba_proj_bias", False)),
+            inner_norms=True,
+        )
+    if "mamba_n_heads" in config:  # Falcon-H1, Granite-4, Bamba
+        heads = _int(config, "mamba_n_heads", where)
+        d_inner = _int(config, "mamba_d_ssm", where, default=_int(config, "mamba_expand", where, default=2) * hidden)
+        return StateSpace(
+            d_inner=d_inner,
+            d_state=_int(config, "mamba_d_state", where, default=256),
+            conv_kernel=_int(config, "mamba_d_conv", where, default=4),
+            heads=heads,
+            groups=_int(config, "mamba_n_groups", where, default=1),
+            conv_bias=bool(config.get("mamba_conv_bias", True)),
+            proj_bias=bool(config.get("mamba_proj_bias", False)),
+            gated_norm=bool(config.get("mamba_rms_norm", model_type != "falcon_h1")),
+        )
+    heads = _int(config, "mamba_num_heads", where)
+    return StateSpace(
+        d_inner=heads * _int(config, "mamba_head_dim", where),
+        d_state=_int(config, "ssm_state_size", where),
+        conv_kernel=_int(config, "conv_kernel", where, default=4),
+        heads=heads,
+        groups=_int(config, "n_groups", where, default=1),
+        conv_bias=bool(config.get("use_conv_bias", True)),
+        proj_bias=bool(config.get("mamba_proj_bias", config.get("use_bias", False))),
+    )
+
+
+def _moe(config: dict[str, Any], model_type: str, layers: int, where: str) -> MoE | None:
     experts = _get(config, "num_local_experts") or _get(config, "n_routed_experts") or _get(config, "num_experts")
     if not experts:
         return None
+    arch = FAMILIES.get(model_type, LLAMA)
     top_k = _int(config, "num_experts_per_tok", where)
     expert_ffn = _int(config, "moe_intermediate_size", where, default=_get(config, "intermediate_size"))
-    shared = int(config.get("n_shared_experts") or 0)
-    shared_ffn = int(config.get("shared_expert_intermediate_size") or 0)
-    if shared_ffn and not shared:  # Qwen2-MoE: one shared expert of its own width
+    shared = count_field(config, "n_shared_experts", 0) or arch.get("shared_experts", 0)
+    shared_ffn = count_field(config, "shared_expert_intermediate_size", 0)
+    shared_ffn = shared_ffn or count_field(config, "shared_intermediate_size", 0)  # Granite-4
+    shared_ffn = shared_ffn or count_field(config, "moe_shared_expert_intermediate_size", 0)  # Nemotron-3
+    if shared_ffn and not shared:  # Qwen-MoE: one shared expert of its own width
         shared = 1
-    dense = set(range(int(config.get("first_k_dense_replace") or 0)))
-    freq = int(config.get("moe_layer_freq") or config.get("decoder_sparse_step") or 1)
-    dense |= {i for i in range(layers) if i % freq}
-    dense |= set(config.get("mlp_only_layers") or ())
     return MoE(
         experts=int(experts),
         top_k=top_k,
         expert_ffn=expert_ffn,
         shared_experts=shared,
         shared_ffn=shared_ffn,
-        dense_layers=tuple(sorted(dense)),
-        router_bias=config.get("topk_method") == "noaux_tc",
+        dense_layers=_dense_layers(config, model_type, layers),
+        router_bias=config.get("topk_method") == "noaux_tc" or arch.get("router_bias", False),
+        expert_bias=arch.get("expert_bias", False),
+        shared_gate=bool(shared and arch.get("shared_gate", False)),
     )
+
+
+def _dense_layers(config: dict[str, Any], model_type: str, layers: int) -> tuple[int, ...]:
+    """Layers that use the dense MLP instead of experts."""
+    if model_type == "llama4_text":
+        step = count_field(config, "interleave_moe_layer_step", 1, minimum=1)
+        listed = config.get("moe_layers")
+        if listed is not None and not (isinstance(listed, list) and all(isinstance(i, int) for i in listed)):
+            raise SpecError(f"field 'moe_layers' must be a list of layer indices, got {listed!r}")
+        moe_layers = set(listed or range(step - 1, layers, step))
+        return tuple(i for i in range(layers) if i not in moe_layers)
+    dense = set(range(count_field(config, "first_k_dense_replace", 0)))
+    per_layer = config.get("moe_layer_freq")
+    if isinstance(per_layer, list):  # one 0 (dense) or 1 (MoE) per layer
+        if len(per_layer) != layers or set(per_layer) - {0, 1}:
+            raise SpecError(f"field 'moe_layer_freq' must be an integer or {layers} zeros and ones")
+        return tuple(sorted(dense | {i for i, moe in enumerate(per_layer) if not moe}))
+    freq = count_field(config, "moe_layer_freq", 1, minimum=1)
+    freq = count_field(config, "decoder_sparse_step", freq, minimum=1)
+    dense |= {i for i in range(layers) if i % freq}
+    dense |= set(config.get("mlp_only_layers") or ())
+    return tuple(sorted(dense))
 
 
 def _mla(config: dict[str, Any], where: str) -> MLA | None:

@@ -1,8 +1,11 @@
 """ModelSpec: the frozen shape of a decoder-only transformer, with derived fields in one place.
 
 Covers dense Llama-style models, GQA/MQA, MoE (routed top-k experts, shared experts, dense
-first layers), MLA (DeepSeek's latent KV cache), tied embeddings, learned position embeddings
-(GPT-2), LayerNorm vs RMSNorm, gated vs plain MLPs, and q/k norms (Qwen3).
+layers anywhere, expert biases), MLA (DeepSeek's latent KV cache), tied embeddings, learned
+position embeddings (GPT-2), LayerNorm vs RMSNorm, gated vs plain MLPs, biases, q/k norms (per
+head or full width), attention sinks, and per-layer token mixers: full, sliding-window or
+chunked attention, gated DeltaNet and Mamba layers (``mixers``), with their own feed-forward
+kinds (``ffns``).
 """
 
 from __future__ import annotations
@@ -10,6 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rooftop.errors import SpecError
+from rooftop.models.mixers import LinearAttention, StateSpace
+
+PARALLEL = "full+mamba"  # Falcon-H1: attention and a Mamba mixer side by side in every layer
+ATTENTION_MIXERS = ("full", "sliding", "chunked", PARALLEL)
+MAMBA_MIXERS = ("mamba", PARALLEL)
+MIXERS = (*ATTENTION_MIXERS, "linear", "mamba", "none")
+FFNS = ("dense", "moe", "none")
 
 
 @dataclass(frozen=True)
@@ -22,7 +32,9 @@ class MoE:
     shared_experts: int = 0
     shared_ffn: int = 0  # per shared expert; defaults to expert_ffn
     dense_layers: tuple[int, ...] = ()  # layers that use the dense FFN instead
-    router_bias: bool = False  # DeepSeek's e_score_correction_bias
+    router_bias: bool = False  # DeepSeek's e_score_correction_bias, gpt-oss's router bias
+    expert_bias: bool = False  # gpt-oss: gate_up and down biases per expert
+    shared_gate: bool = False  # Qwen-MoE: a sigmoid gate (hidden -> 1) on the shared expert
 
 
 @dataclass(frozen=True)
@@ -51,16 +63,30 @@ class ModelSpec:
     tied_embeddings: bool = False
     max_positions: int = 0
     norm: str = "rms"  # "rms" | "layer" (LayerNorm has a bias)
+    norm_bias: bool = True  # LayerNorm bias (Cohere's LayerNorms have none)
+    norm_affine: bool = True  # norms with a weight (OLMo-1's LayerNorms have none)
     gated_mlp: bool = True  # SwiGLU/GeGLU: gate, up, down; else up, down
     activation: str = "silu"
     qkv_bias: bool = False
     o_bias: bool = False
     mlp_bias: bool = False
     qk_norm: bool = False
+    qk_norm_full: bool = False  # OLMo-2/3: q/k norms over all heads (q_dim, kv_dim), not head_dim
     norms_per_layer: int = 2
     learned_positions: bool = False
+    lm_head_bias: bool = False
+    embed_norm: bool = False  # BLOOM: a LayerNorm right after the embedding
+    attn_sinks: bool = False  # gpt-oss: one learned sink logit per head
+    attn_output_gate: bool = False  # Qwen3-Next/3.5: q_proj also emits a sigmoid gate per head
     moe: MoE | None = None
     mla: MLA | None = None
+    mixers: tuple[str, ...] = ()  # per layer; empty: every layer is full attention
+    ffns: tuple[str, ...] = ()  # per layer; empty: dense, or MoE outside moe.dense_layers
+    window: int = 0  # sliding-window size of the "sliding" layers
+    chunk: int = 0  # chunk size of the "chunked" layers (Llama-4)
+    linear: LinearAttention | None = None
+    ssm: StateSpace | None = None
+    vision_params: int = 0  # the vision tower and projector (the text path is what is analysed)
     source: str = ""
     notes: tuple[str, ...] = field(default=())
 
@@ -78,6 +104,24 @@ class ModelSpec:
             object.__setattr__(self, "head_dim", self.hidden // self.heads)
         if self.moe and not 1 <= self.moe.top_k <= self.moe.experts:
             raise SpecError(f"{self.name}: top_k must be in 1..experts")
+        self._check_layers()
+
+    def _check_layers(self) -> None:
+        for what, values, allowed in (("mixers", self.mixers, MIXERS), ("ffns", self.ffns, FFNS)):
+            if values and len(values) != self.layers:
+                raise SpecError(f"{self.name}: {len(values)} {what} for {self.layers} layers")
+            if bad := sorted(set(values) - set(allowed)):
+                raise SpecError(f"{self.name}: unknown {what} {bad}")
+        if "sliding" in self.mixers and self.window < 1:
+            raise SpecError(f"{self.name}: sliding layers need a window ≥ 1")
+        if "chunked" in self.mixers and self.chunk < 1:
+            raise SpecError(f"{self.name}: chunked layers need a chunk ≥ 1")
+        if "linear" in self.mixers and not self.linear:
+            raise SpecError(f"{self.name}: linear-attention layers need their shape")
+        if set(MAMBA_MIXERS) & set(self.mixers) and not self.ssm:
+            raise SpecError(f"{self.name}: Mamba layers need their shape")
+        if "moe" in self.ffns and not self.moe:
+            raise SpecError(f"{self.name}: MoE layers need experts")
 
     # ---- derived shapes -------------------------------------------------------------------
     @property
@@ -92,30 +136,81 @@ class ModelSpec:
         """Width of one of the K or V projections (GQA: kv_heads × head_dim)."""
         return self.kv_heads * self.head_dim
 
+    def mixer(self, layer: int) -> str:
+        """The token mixer of ``layer``: full | sliding | chunked | linear | mamba | full+mamba | none."""
+        return self.mixers[layer] if self.mixers else "full"
+
+    def ffn_kind(self, layer: int) -> str:
+        """The feed-forward of ``layer``: dense | moe | none."""
+        if self.ffns:
+            return self.ffns[layer]
+        return "moe" if self.moe is not None and layer not in self.moe.dense_layers else "dense"
+
     def is_moe_layer(self, layer: int) -> bool:
         """Whether ``layer`` uses routed experts."""
-        return self.moe is not None and layer not in self.moe.dense_layers
+        return self.ffn_kind(layer) == "moe"
 
     @property
     def moe_layers(self) -> int:
         """How many layers route to experts."""
         return sum(self.is_moe_layer(i) for i in range(self.layers))
 
-    # ---- KV cache --------------------------------------------------------------------------
+    def count_mixers(self, *kinds: str) -> int:
+        """How many layers have one of these token mixers."""
+        return sum(self.mixer(i) in kinds for i in range(self.layers))
+
+    def count_ffns(self, kind: str) -> int:
+        """How many layers have this feed-forward kind."""
+        return sum(self.ffn_kind(i) == kind for i in range(self.layers))
+
+    @property
+    def attention_layers(self) -> int:
+        """Layers with softmax attention (full, sliding or chunked), the ones with a KV cache."""
+        return self.count_mixers(*ATTENTION_MIXERS)
+
+    # ---- KV cache and recurrent state ------------------------------------------------------
+    @property
+    def kv_elements_per_layer_token(self) -> int:
+        """KV elements one token stores in one attention layer (K and V, or MLA's latent)."""
+        if self.mla:
+            return self.mla.kv_lora_rank + self.mla.qk_rope_head_dim
+        return 2 * self.kv_heads * self.head_dim
+
     @property
     def kv_elements_per_token(self) -> int:
-        """KV-cache elements one token stores across all layers (K and V, or MLA's latent)."""
-        if self.mla:
-            return self.layers * (self.mla.kv_lora_rank + self.mla.qk_rope_head_dim)
-        return self.layers * 2 * self.kv_heads * self.head_dim
+        """KV-cache elements one token stores across all attention layers (no window applied)."""
+        return self.attention_layers * self.kv_elements_per_layer_token
 
     def kv_bytes_per_token(self, bytes_per_element: float) -> float:
         """KV bytes one token stores. Llama-2-7B bf16: 32 layers × 2 × 32 heads × 128 × 2 B = 524,288."""
         return self.kv_elements_per_token * bytes_per_element
 
+    def kv_layer_groups(self) -> dict[int, int]:
+        """Attention layers by the most tokens each caches: {0 (no bound): n_full, window: n, chunk: n}."""
+        groups = {0: self.count_mixers("full", PARALLEL)}
+        for bound, kind in ((self.window, "sliding"), (self.chunk, "chunked")):
+            if self.count_mixers(kind):
+                groups[bound] = groups.get(bound, 0) + self.count_mixers(kind)
+        return groups
+
+    def kv_elements_per_sequence(self, context: float) -> float:
+        """KV elements one sequence holds at ``context`` tokens, layer by layer.
+
+        All of them in full layers, at most the window in sliding layers, at most one chunk in
+        chunked layers (engines free the rest).
+        """
+        tokens = sum(n * (min(context, bound) if bound else context) for bound, n in self.kv_layer_groups().items())
+        return self.kv_elements_per_layer_token * tokens
+
+    @property
+    def state_elements_per_sequence(self) -> int:
+        """Recurrent-state elements one sequence holds (gated DeltaNet / Mamba), constant in context."""
+        linear = self.count_mixers("linear") * (self.linear.state_elements if self.linear else 0)
+        return linear + self.count_mixers(*MAMBA_MIXERS) * (self.ssm.state_elements if self.ssm else 0)
+
     # ---- parameters ----------------------------------------------------------------------
     def attention_params(self) -> int:
-        """Parameters of one layer's attention block (projections, biases, q/k norms)."""
+        """Parameters of one layer's attention block (projections, biases, q/k norms, sinks)."""
         h = self.hidden
         if self.mla:
             m = self.mla
@@ -127,55 +222,69 @@ class ModelSpec:
             kv = h * (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank  # kv_a (+ rope key), kv_a_norm
             kv += m.kv_lora_rank * self.heads * (m.qk_nope_head_dim + m.v_head_dim)  # kv_b
             return q + kv + self.heads * m.v_head_dim * h
-        params = h * self.q_dim + 2 * h * self.kv_dim + self.q_dim * h
+        q_out = self.q_dim * (2 if self.attn_output_gate else 1)
+        params = h * q_out + 2 * h * self.kv_dim + self.q_dim * h
         if self.qkv_bias:
-            params += self.q_dim + 2 * self.kv_dim
+            params += q_out + 2 * self.kv_dim
         if self.o_bias:
             params += h
         if self.qk_norm:
-            params += 2 * self.head_dim
-        return params
+            params += self.q_dim + self.kv_dim if self.qk_norm_full else 2 * self.head_dim
+        return params + (self.heads if self.attn_sinks else 0)
 
-    def mlp_params(self, width: int) -> int:
-        """Parameters of one dense MLP of intermediate ``width``."""
+    def mixer_params(self, layer: int) -> int:
+        """Parameters of the token mixer of ``layer``."""
+        kind = self.mixer(layer)
+        if kind == "linear" and self.linear:
+            return self.linear.params(self.hidden)
+        mamba = self.ssm.params(self.hidden) if kind in MAMBA_MIXERS and self.ssm else 0
+        return mamba + (self.attention_params() if kind in ATTENTION_MIXERS else 0)
+
+    def mlp_params(self, width: int, bias: bool | None = None) -> int:
+        """Parameters of one dense MLP of intermediate ``width`` (``bias`` defaults to mlp_bias)."""
         mats = 3 if self.gated_mlp else 2
         params = mats * self.hidden * width
-        if self.mlp_bias:
+        if self.mlp_bias if bias is None else bias:
             params += (mats - 1) * width + self.hidden
         return params
 
     def ffn_params(self, layer: int, active: bool = False) -> int:
         """Parameters of one layer's feed-forward; ``active`` counts only top-k + shared experts."""
-        if not self.is_moe_layer(layer):
-            return self.mlp_params(self.ffn)
-        assert self.moe is not None
+        kind = self.ffn_kind(layer)
+        if kind != "moe" or self.moe is None:
+            return self.mlp_params(self.ffn) if kind == "dense" else 0
         moe = self.moe
         routed = moe.top_k if active else moe.experts
-        params = routed * self.mlp_params(moe.expert_ffn)
-        params += moe.shared_experts * self.mlp_params(moe.shared_ffn or moe.expert_ffn)
+        params = routed * self.mlp_params(moe.expert_ffn, bias=moe.expert_bias)
+        params += moe.shared_experts * self.mlp_params(moe.shared_ffn or moe.expert_ffn, bias=False)
         params += self.hidden * moe.experts + (moe.experts if moe.router_bias else 0)
-        return params
+        return params + (self.hidden if moe.shared_gate else 0)
 
     @property
     def norm_params(self) -> int:
-        """Parameters of one norm (LayerNorm has weight and bias)."""
-        return self.hidden * (2 if self.norm == "layer" else 1)
+        """Parameters of one norm (LayerNorm has weight and bias, unless the family drops them)."""
+        if not self.norm_affine:
+            return 0
+        return self.hidden * (2 if self.norm == "layer" and self.norm_bias else 1)
 
     @property
     def embedding_params(self) -> int:
         """Token (and learned position) embedding parameters."""
-        return self.vocab * self.hidden + (self.max_positions * self.hidden if self.learned_positions else 0)
+        params = self.vocab * self.hidden + (self.max_positions * self.hidden if self.learned_positions else 0)
+        return params + (self.norm_params if self.embed_norm else 0)
 
     @property
     def lm_head_params(self) -> int:
-        """Output projection parameters (0 when tied to the embedding)."""
-        return 0 if self.tied_embeddings else self.vocab * self.hidden
+        """Output projection parameters (0 when tied to the embedding; a bias is never tied)."""
+        head = 0 if self.tied_embeddings else self.vocab * self.hidden
+        return head + (self.vocab if self.lm_head_bias else 0)
 
-    def param_count(self, active: bool = False) -> int:
-        """Total parameters (or, with ``active``, those one token uses: top-k experts only)."""
-        per_layer = sum(self.ffn_params(i, active) for i in range(self.layers))
-        per_layer += self.layers * (self.attention_params() + self.norms_per_layer * self.norm_params)
-        return self.embedding_params + per_layer + self.norm_params + self.lm_head_params
+    def param_count(self, active: bool = False, text_only: bool = False) -> int:
+        """Total parameters (``active``: top-k experts only; ``text_only``: without the vision tower)."""
+        per_layer = sum(self.ffn_params(i, active) + self.mixer_params(i) for i in range(self.layers))
+        per_layer += self.layers * self.norms_per_layer * self.norm_params
+        text = self.embedding_params + per_layer + self.norm_params + self.lm_head_params
+        return text + (0 if text_only else self.vision_params)
 
     def describe(self) -> dict[str, object]:
         """Plain dict for JSON and `rooftop models show`."""
@@ -211,4 +320,12 @@ class ModelSpec:
                 "qk_rope_head_dim": self.mla.qk_rope_head_dim,
                 "v_head_dim": self.mla.v_head_dim,
             }
+        if self.mixers:
+            out["mixers"] = {kind: self.count_mixers(kind) for kind in MIXERS if self.count_mixers(kind)}
+            out |= {"window": self.window} if self.window else {}
+            out |= {"chunk": self.chunk} if self.chunk else {}
+            out["state_elements_per_sequence"] = self.state_elements_per_sequence
+        if self.vision_params:
+            out["vision_params"] = self.vision_params
+            out["text_params"] = self.param_count(text_only=True)
         return out

@@ -11,6 +11,13 @@ Causal counting is a parameter. ``causal=True`` counts the query-key pairs a cau
 computes, new·past + new·(new+1)/2 (flash kernels skip fully masked tiles); ``causal=False``
 counts the full rectangle new·(past+new), as a kernel that masks after computing does. MFU's
 ``model_flops`` always uses the causal pairs.
+
+Windows (``window``: sliding-window layers) and chunks (``chunk``: Llama-4's chunked attention)
+bound the keys each query sees and the cache the layer keeps. Sliding window W: query at
+position t sees min(t+1, W) keys; the kernel reads the window plus this step's keys,
+min(past + new, W − 1 + new). Chunk C: query at t sees the keys of its own chunk, (t mod C) + 1;
+the cache holds the current chunk, (past mod C) + new keys read. Without ``causal`` the
+rectangle is new × the keys read. 0 means no bound (full attention).
 """
 
 from __future__ import annotations
@@ -24,11 +31,40 @@ from rooftop.analytic.registry import OpKind, register
 SOFTMAX_FLOPS_PER_ELT = 5.0  # max, subtract, exp, sum, divide (exp counted as one)
 
 
-def pairs(new: ArrayLike, past: ArrayLike, causal: bool) -> Array:
-    """Query-key pairs per sequence per head. Decode (new=1) at context c: c + 1 either way."""
+def pairs(new: ArrayLike, past: ArrayLike, causal: bool, window: float = 0, chunk: float = 0) -> Array:
+    """Query-key pairs per sequence per head. Decode (new=1) at context c: c + 1 either way (no bound).
+
+    Sliding window 4096, decode at context 32,767: min(32,768, 4096) = 4096 pairs. Chunk 8192, decode
+    at context 10,000: 10,000 mod 8192 + 1 = 1809 pairs.
+    """
     q = np.asarray(new, dtype=np.float64)
     p = np.asarray(past, dtype=np.float64)
-    return q * p + q * (q + 1) / 2 if causal else q * (p + q)
+    if not causal:
+        return q * keys_read(q, p, window, chunk)
+    if chunk:
+        return _chunk_prefix(p + q, chunk) - _chunk_prefix(p, chunk)
+    if window:  # rows j = 1..q see min(p + j, W): the first n_full rows are unclipped
+        unclipped = np.clip(window - p, 0, q)
+        return unclipped * p + unclipped * (unclipped + 1) / 2 + (q - unclipped) * window
+    return q * p + q * (q + 1) / 2
+
+
+def _chunk_prefix(n: Array, chunk: float) -> Array:
+    """Σ over positions t < n of (t mod C) + 1: whole chunks give C(C+1)/2, the rest r(r+1)/2."""
+    whole, rest = np.floor(n / chunk), np.mod(n, chunk)
+    result: Array = whole * chunk * (chunk + 1) / 2 + rest * (rest + 1) / 2
+    return result
+
+
+def keys_read(new: ArrayLike, past: ArrayLike, window: float = 0, chunk: float = 0) -> Array:
+    """Cached plus new keys (per KV head) the kernel reads in one step: all, the window, or the chunk."""
+    q = np.asarray(new, dtype=np.float64)
+    p = np.asarray(past, dtype=np.float64)
+    if chunk:
+        return np.minimum(np.mod(p, chunk) + q, p + q)
+    if window:
+        return np.minimum(p + q, window - 1 + q)
+    return p + q
 
 
 @register(OpKind.ATTN_SCORE)
@@ -43,13 +79,15 @@ def attn_score(
     kv_bytes: float,
     impl: str,
     causal: bool,
+    window: float = 0,
+    chunk: float = 0,
 ) -> OpCost:
     """S = Q·Kᵀ. # q: [b, h, s_q, d] @ k: [b, kvh, d, s_k] -> s: [b, h, s_q, s_k]."""
     b = np.asarray(batch, dtype=np.float64)
     q = np.asarray(new, dtype=np.float64)
-    kv_len = np.asarray(past, dtype=np.float64) + q
-    flops = 2.0 * b * heads * pairs(q, past, causal) * qk_dim
-    model = 2.0 * b * heads * pairs(q, past, True) * qk_dim
+    kv_len = keys_read(q, past, window, chunk)
+    flops = 2.0 * b * heads * pairs(q, past, causal, window, chunk) * qk_dim
+    model = 2.0 * b * heads * pairs(q, past, True, window, chunk) * qk_dim
     scores = b * heads * q * kv_len * act_bytes if impl == "materialized" else 0.0 * b
     return OpCost(
         flops=flops,
@@ -62,13 +100,21 @@ def attn_score(
 
 @register(OpKind.SOFTMAX)
 def softmax(
-    batch: ArrayLike, new: ArrayLike, past: ArrayLike, heads: float, act_bytes: float, impl: str, causal: bool
+    batch: ArrayLike,
+    new: ArrayLike,
+    past: ArrayLike,
+    heads: float,
+    act_bytes: float,
+    impl: str,
+    causal: bool,
+    window: float = 0,
+    chunk: float = 0,
 ) -> OpCost:
     """P = softmax(S) over the scores; 5 FLOPs per element; HBM bytes only when materialized."""
     b = np.asarray(batch, dtype=np.float64)
     q = np.asarray(new, dtype=np.float64)
-    elements = b * heads * pairs(q, past, causal)
-    stored = b * heads * q * (np.asarray(past, dtype=np.float64) + q) * act_bytes if impl == "materialized" else 0.0 * b
+    elements = b * heads * pairs(q, past, causal, window, chunk)
+    stored = b * heads * q * keys_read(q, past, window, chunk) * act_bytes if impl == "materialized" else 0.0 * b
     return OpCost(flops=SOFTMAX_FLOPS_PER_ELT * elements, act_in_bytes=stored, act_out_bytes=stored, unit="vector")
 
 
@@ -85,6 +131,8 @@ def attn_value(
     impl: str,
     causal: bool,
     reads_v: bool = True,
+    window: float = 0,
+    chunk: float = 0,
 ) -> OpCost:
     """O = P·V. # p: [b, h, s_q, s_k] @ v: [b, kvh, s_k, d_v] -> o: [b, h, s_q, d_v].
 
@@ -92,11 +140,11 @@ def attn_value(
     """
     b = np.asarray(batch, dtype=np.float64)
     q = np.asarray(new, dtype=np.float64)
-    kv_len = np.asarray(past, dtype=np.float64) + q
+    kv_len = keys_read(q, past, window, chunk)
     probs = b * heads * q * kv_len * act_bytes if impl == "materialized" else 0.0 * b
     return OpCost(
-        flops=2.0 * b * heads * pairs(q, past, causal) * v_dim,
-        model_flops=2.0 * b * heads * pairs(q, past, True) * v_dim,
+        flops=2.0 * b * heads * pairs(q, past, causal, window, chunk) * v_dim,
+        model_flops=2.0 * b * heads * pairs(q, past, True, window, chunk) * v_dim,
         act_in_bytes=probs,
         act_out_bytes=b * q * heads * v_dim * act_bytes,
         kv_read_bytes=b * kv_heads * kv_len * v_dim * kv_bytes if reads_v else 0.0 * b,

@@ -2,7 +2,7 @@
 
 FLOP conventions (written down, since peers differ): RMSNorm 4 FLOPs per element (square, sum,
 scale, weight); LayerNorm 7 (mean, subtract, square, sum, scale, weight, bias); SiLU 4 and GELU
-8 per element, plus 1 for the gate multiply of a gated MLP.
+8 per element (ReLU 1, squared ReLU 2: Nemotron), plus 1 for the gate multiply of a gated MLP.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from rooftop.analytic.cost import OpCost
 from rooftop.analytic.registry import OpKind, register
 
 NORM_FLOPS_PER_ELT = {"rms": 4.0, "layer": 7.0}
-ACT_FLOPS_PER_ELT = {"silu": 4.0, "gelu": 8.0}
+ACT_FLOPS_PER_ELT = {"silu": 4.0, "gelu": 8.0, "relu": 1.0, "relu2": 2.0}
 
 
 @register(OpKind.NORM)
@@ -33,7 +33,9 @@ def norm(tokens: ArrayLike, width: int, kind: str, act_bytes: float) -> OpCost:
 
 def activation_flops_per_elt(activation: str) -> float:
     """FLOPs per element of an activation name as config.json spells it (gelu_new, silu, swish...)."""
-    return ACT_FLOPS_PER_ELT["gelu" if "gelu" in activation else "silu"]
+    if "gelu" in activation:
+        return ACT_FLOPS_PER_ELT["gelu"]
+    return ACT_FLOPS_PER_ELT.get(activation, ACT_FLOPS_PER_ELT["silu"])
 
 
 @register(OpKind.ACTIVATION)

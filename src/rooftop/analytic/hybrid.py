@@ -1,0 +1,98 @@
+"""Operators of the recurrent token mixers of hybrid models: gated DeltaNet and Mamba layers.
+
+Per layer and GPU, tensor parallelism splits heads (and so ``d_inner``, the value heads and the
+state) across ``tp`` GPUs, like attention heads. The short causal convolution (4 taps) is not
+modelled, like rotary embeddings. The recurrent state is kept in the activation dtype (vLLM's
+default, ``mamba_ssm_cache_dtype=auto``) and is read and written once per step
+(``ops/recurrent.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Protocol
+
+from rooftop.analytic.cost import Array
+from rooftop.analytic.registry import OpKind
+from rooftop.core.workload import Workload
+from rooftop.models.spec import MAMBA_MIXERS, ModelSpec
+
+
+class Step(Protocol):
+    """What these builders need of decompose's step: shapes per GPU and the op constructors."""
+
+    spec: ModelSpec
+    workload: Workload
+    tp: int
+    act: float
+    tokens: Array
+
+    def gemm(self, name: str, k: int, n: int, count: int | None = None, tokens: Any = None, group: str = ...) -> Any:
+        """A projection."""
+
+    def norm(self, name: str, count: int, width: int | None = None, tokens: Any = None) -> Any:
+        """A norm."""
+
+    def op(self, name: str, kind: OpKind, count: int, group: str, /, **shapes: Any) -> Any:
+        """Any registered operator."""
+
+
+def linear_attention(step: Step) -> list[Any]:
+    """Gated DeltaNet layers: input projections, the delta-rule recurrence, gated norm, out_proj."""
+    s = step.spec
+    n, la = s.count_mixers("linear"), s.linear
+    if not n or la is None:
+        return []
+    tp = step.tp
+    heads = math.ceil(la.v_heads / tp)
+    recurrence = {
+        "tokens": step.tokens,
+        "batch": step.workload.batch,
+        "flops_per_token": la.recurrence_flops_per_token() / tp,
+        "state_elements": la.state_elements / tp,
+        "state_bytes": step.act,
+        "in_width": la.conv_dim / tp,
+        "out_width": la.value_dim / tp,
+        "act_bytes": step.act,
+    }
+    return [
+        step.gemm("gdn_in_proj", s.hidden, math.ceil(la.in_width / tp), n),
+        step.op("gdn_recurrence", OpKind.RECURRENT_STATE, n, "attention", **recurrence),
+        step.norm("gdn_norm", n, la.v_head_dim, step.tokens * heads),
+        step.gemm("gdn_out_proj", math.ceil(la.value_dim / tp), s.hidden, n),
+    ]
+
+
+def state_space(step: Step) -> list[Any]:
+    """Mamba layers: in_proj (Mamba-1: x_proj and dt_proj), the scan's state update and read, out_proj."""
+    s = step.spec
+    n, m = s.count_mixers(*MAMBA_MIXERS), s.ssm
+    if not n or m is None:
+        return []
+    tp = step.tp
+    inner = math.ceil(m.d_inner / tp)
+    state = {"tokens": step.tokens, "batch": step.workload.batch, "state_bytes": step.act, "act_bytes": step.act}
+    # the update h = exp(dt·A)·h + dt·B·x is elementwise (3 FLOPs per state element); the read y = C·h
+    # is a batched matrix-vector product (2 per element), a matmul in every implementation
+    update = {**state, "flops_per_token": 3.0 * inner * m.d_state, "in_width": inner, "out_width": 0.0}
+    read = {**state, "flops_per_token": 2.0 * inner * m.d_state, "in_width": m.d_state, "out_width": inner}
+    ops = [step.gemm("ssm_in_proj", s.hidden, math.ceil(m.in_width / tp), n)]
+    if m.version == 1:
+        ops.append(step.gemm("ssm_x_proj", inner, m.dt_rank + 2 * m.d_state, n))
+        ops.append(step.gemm("ssm_dt_proj", m.dt_rank, inner, n))
+    ops.append(
+        step.op(
+            "ssm_update",
+            OpKind.RECURRENT_STATE,
+            n,
+            "attention",
+            **update,
+            state_elements=m.state_elements / tp,
+            unit="vector",
+        )
+    )
+    ops.append(step.op("ssm_read", OpKind.RECURRENT_STATE, n, "attention", **read, state_elements=0.0))
+    if m.version == 2 and m.gated_norm:
+        ops.append(step.norm("ssm_norm", n, inner))
+    ops.append(step.gemm("ssm_out_proj", inner, s.hidden, n))
+    return ops

@@ -1,0 +1,269 @@
+"""Per-``model_type`` facts of Hugging Face configs: defaults, layer layouts, refusals.
+
+``FAMILIES`` holds what differs from a Llama-style decoder (norm, MLP, biases, q/k norms...) and,
+under ``fields``, defaults transformers applies to fields a config may omit. ``layout`` returns
+the per-layer token mixers and feed-forward kinds of a config; each reads the fields its family
+uses (``layer_types``, ``sliding_window_pattern``, ``attention_chunk_size``, Jamba's periods,
+Nemotron-H's pattern...). Data, not if-chains: a new family is a new row.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rooftop.errors import SpecError
+
+LLAMA: dict[str, Any] = {}
+LAYERNORM_GELU = {"norm": "layer", "gated_mlp": False, "activation": "gelu"}
+ALL_BIASES = {"qkv_bias": True, "o_bias": True, "mlp_bias": True}
+GEMMA3_TEXT_FIELDS = {
+    "num_attention_heads": 8,
+    "num_key_value_heads": 4,
+    "head_dim": 256,
+    "vocab_size": 262208,
+    "max_position_embeddings": 131072,
+    "sliding_window": 4096,
+    "sliding_window_pattern": 6,
+}
+QWEN_HYBRID = {"qk_norm": True, "attn_output_gate": True, "shared_gate": True}
+
+FAMILIES: dict[str, dict[str, Any]] = {
+    "llama": LLAMA,
+    "mistral": LLAMA,
+    "ministral": LLAMA,
+    "ministral3": LLAMA,
+    "mixtral": LLAMA,
+    "phi3": LLAMA,
+    "qwen2": {"qkv_bias": True, "o_bias": False},
+    "qwen2_5_vl": {"qkv_bias": True, "o_bias": False},
+    "qwen2_5_vl_text": {"qkv_bias": True, "o_bias": False},
+    "qwen2_moe": {"qkv_bias": True, "o_bias": False, "shared_gate": True},
+    "qwen3": {"qk_norm": True},
+    "qwen3_moe": {"qk_norm": True},
+    "qwen3_vl_text": {"qk_norm": True},
+    "qwen3_vl_moe_text": {"qk_norm": True},
+    "minimax_m2": {"qk_norm": True, "qk_norm_full": True},
+    "qwen3_next": QWEN_HYBRID,
+    "qwen3_5_text": QWEN_HYBRID,
+    "qwen3_5_moe_text": QWEN_HYBRID,
+    "gemma": {"tied_embeddings": True, "activation": "gelu"},
+    "gemma2": {"tied_embeddings": True, "activation": "gelu", "norms_per_layer": 4},
+    "gemma3_text": {
+        "tied_embeddings": True,
+        "activation": "gelu",
+        "norms_per_layer": 4,
+        "qk_norm": True,
+        "fields": GEMMA3_TEXT_FIELDS,
+    },
+    "deepseek_v2": LLAMA,
+    "deepseek_v3": LLAMA,
+    "exaone4": {"qk_norm": True},
+    "olmo3": {"qk_norm": True, "qk_norm_full": True},
+    "glm": {"qkv_bias": True, "o_bias": False},
+    "glm4": {"qkv_bias": True, "o_bias": False, "norms_per_layer": 4},
+    "gpt_oss": {**ALL_BIASES, "mlp_bias": False, "attn_sinks": True, "expert_bias": True, "router_bias": True},
+    "llama4_text": {"shared_experts": 1},
+    "gpt2": {**LAYERNORM_GELU, **ALL_BIASES, "tied_embeddings": True, "learned_positions": True},
+    "gpt_bigcode": {**LAYERNORM_GELU, **ALL_BIASES, "tied_embeddings": True, "learned_positions": True},
+    "gpt_neox": {**LAYERNORM_GELU, **ALL_BIASES},
+    "starcoder2": {**LAYERNORM_GELU, **ALL_BIASES},
+    "phi": {**LAYERNORM_GELU, **ALL_BIASES, "norms_per_layer": 1, "lm_head_bias": True},
+    "gptj": {**LAYERNORM_GELU, "mlp_bias": True, "norms_per_layer": 1, "lm_head_bias": True},
+    "codegen": {**LAYERNORM_GELU, "mlp_bias": True, "norms_per_layer": 1, "lm_head_bias": True},
+    "bloom": {**LAYERNORM_GELU, **ALL_BIASES, "tied_embeddings": True, "embed_norm": True},
+    "stablelm": {"norm": "layer"},
+    "falcon": {**LAYERNORM_GELU, "tied_embeddings": True},
+    "jamba": LLAMA,
+    "nemotron_h": {"gated_mlp": False, "activation": "relu2", "norms_per_layer": 1},
+    "falcon_h1": LLAMA,
+    "granitemoehybrid": {"shared_experts": 1},
+    "bamba": LLAMA,
+    "olmo": {"norm": "layer", "norm_affine": False},  # OLMo-1: LayerNorms without weights
+    "olmo2": {"qk_norm": True, "qk_norm_full": True},
+    "olmoe": {"qk_norm": True, "qk_norm_full": True},
+    "cohere": {"norm": "layer", "norm_bias": False, "norms_per_layer": 1, "tied_embeddings": True},
+    "cohere2": {"norm": "layer", "norm_bias": False, "norms_per_layer": 1, "tied_embeddings": True},
+    "seed_oss": {"o_bias": False},
+    "phimoe": {"norm": "layer"},
+    "nemotron": {"gated_mlp": False, "activation": "relu2", "norm": "layer"},
+    "arcee": {"gated_mlp": False, "activation": "relu2"},
+    "granite": LLAMA,
+    "granitemoe": LLAMA,
+    "ernie4_5": LLAMA,
+    "glm4_moe": {"qkv_bias": True, "o_bias": False},
+    "flex_olmo": {"qk_norm": True, "qk_norm_full": True},
+    "apertus": {"gated_mlp": False, "activation": "xielu", "qk_norm": True},
+}
+
+# model_types whose structure rooftop does not model, with the feature that is missing.
+REFUSED_TYPES = {
+    "mllama": "cross-attention image layers (Llama 3.2 Vision)",
+    "mpt": "ALiBi attention with bias-free LayerNorms (MPT)",
+    "opt": "OPT's offset position table and projections",
+    "gemma4": "the Gemma 4 layer layout (rooftop covers gemma, gemma2 and gemma3)",
+    "lfm2": "short-convolution layers (LFM2)",
+    "lfm2_moe": "short-convolution layers (LFM2)",
+    "recurrent_gemma": "RG-LRU recurrent blocks (RecurrentGemma)",
+    "jetmoe": "mixture-of-attention-heads layers (JetMoE)",
+    "doge": "dynamic-mask attention with cross-domain MoE (Doge)",
+    "persimmon": "LayerNorm q/k norms with biases (Persimmon)",
+    "ernie4_5_moe": "ERNIE-4.5's MoE layout (moe_num_experts, moe_layer_start_index...)",
+    "xlstm": "xLSTM blocks",
+    "rwkv": "RWKV time-mixing blocks",
+    "blt": "byte-latent patching (BLT)",
+    "dbrx": "DBRX's nested attn_config / ffn_config",
+    "mimo_v2_flash": "per-layer-type KV head counts and a value head size apart from the key's (MiMo-V2)",
+    "minimax": "lightning-attention layers (MiniMax-01)",
+    "deepseek_v32": "DeepSeek sparse attention (a lightning indexer per layer)",
+    "glm_moe_dsa": "DeepSeek sparse attention (a lightning indexer per layer)",
+}
+# Fields whose non-null presence means a structure rooftop does not model (any family).
+UNMODELLED_FIELDS = {
+    "encoder_layers": "an encoder-decoder",
+    "cross_attention_hidden_size": "cross-attention",
+    "cross_attention_layers": "cross-attention layers",
+    "index_topk": "DeepSeek sparse attention (a lightning indexer)",
+}
+# Hybrid fields: refused unless the family's layout reads them (HYBRID_FAMILIES).
+HYBRID_FAMILIES = (
+    "jamba",
+    "nemotron_h",
+    "qwen3_next",
+    "qwen3_5_text",
+    "qwen3_5_moe_text",
+    "falcon_h1",
+    "granitemoehybrid",
+    "bamba",
+)
+# Families that write Mamba layers as "mamba" or "linear_attention" in layer_types (not gated DeltaNet).
+MAMBA_LAYER_TYPES = ("granitemoehybrid", "bamba")
+HYBRID_FIELDS = {
+    "ssm_state_size": "state-space (Mamba) layers",
+    "mamba_d_state": "state-space (Mamba) layers",
+    "state_size": "state-space (Mamba) layers",
+    "linear_num_key_heads": "linear-attention layers",
+}
+
+
+def count_field(config: dict[str, Any], key: str, default: int, minimum: int = 0) -> int:
+    """An integer layout field (a period, an offset, a count) or ``default`` when absent or null."""
+    value = config.get(key)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int | float) or int(value) != value or value < minimum:
+        raise SpecError(f"field {key!r} must be an integer ≥ {minimum}, got {value!r}")
+    return int(value)
+
+
+def refusal(config: dict[str, Any], model_type: str) -> str | None:
+    """Why ``config`` cannot be modelled, or None."""
+    if model_type in REFUSED_TYPES:
+        return f"model_type {model_type!r} has {REFUSED_TYPES[model_type]}, which rooftop does not model"
+    for name, what in UNMODELLED_FIELDS.items():
+        if config.get(name) is not None and config.get(name) != []:
+            return f"field {name!r} announces {what}, which rooftop does not model"
+    if model_type not in HYBRID_FAMILIES:
+        for name, what in HYBRID_FIELDS.items():
+            if config.get(name) is not None:
+                return f"field {name!r} announces {what}, which rooftop does not model for {model_type!r}"
+    if model_type not in FAMILIES and config.get("auto_map"):
+        return (
+            f"model_type {model_type!r} is defined by remote code (auto_map), which rooftop never runs;"
+            " its layer layout is unknown"
+        )
+    return None
+
+
+def layer_kinds(config: dict[str, Any], model_type: str, layers: int) -> tuple[list[str], list[str] | None]:
+    """Per-layer token mixers and (when the family fixes them) feed-forward kinds."""
+    if model_type == "nemotron_h":
+        return _nemotron(config, layers)
+    if model_type == "jamba":
+        return _jamba(config, layers)
+    if model_type == "falcon_h1":  # attention and Mamba side by side in every layer
+        return ["full+mamba"] * layers, None
+    if model_type in MAMBA_LAYER_TYPES:
+        return _mamba_layer_types(config, model_type, layers), None
+    if model_type in ("qwen3_next",) and not config.get("layer_types"):
+        every = count_field(config, "full_attention_interval", 4, minimum=1)
+        return ["linear" if (i + 1) % every else "full" for i in range(layers)], None
+    return _attention_kinds(config, model_type, layers), None
+
+
+TYPE_NAMES = {
+    "full_attention": "full",
+    "sliding_attention": "sliding",
+    "chunked_attention": "chunked",
+    "linear_attention": "linear",
+}
+
+
+def _attention_kinds(config: dict[str, Any], model_type: str, layers: int) -> list[str]:
+    window = config.get("sliding_window")
+    if isinstance(config.get("layer_types"), list):
+        names = config["layer_types"]
+        if len(names) != layers or any(n not in TYPE_NAMES for n in names):
+            raise SpecError(f"field 'layer_types' must list {layers} of {', '.join(TYPE_NAMES)}")
+        return [TYPE_NAMES[n] for n in names]
+    if model_type == "llama4_text" and config.get("attention_chunk_size"):
+        every = count_field(config, "no_rope_layer_interval", 4, minimum=1)
+        return ["chunked" if (i + 1) % every else "full" for i in range(layers)]
+    if not window:
+        return ["full"] * layers
+    pattern = config.get("sliding_window_pattern")
+    if isinstance(pattern, str) and pattern:  # EXAONE-4: "LLLG", L sliding, G global
+        return ["sliding" if pattern[i % len(pattern)] == "L" else "full" for i in range(layers)]
+    if model_type == "gemma2":
+        pattern = 2
+    if isinstance(pattern, int) and pattern > 0:
+        return ["sliding" if (i + 1) % pattern else "full" for i in range(layers)]
+    if model_type in ("qwen2", "qwen2_moe", "qwen2_5_vl", "qwen3", "qwen3_moe"):
+        if not config.get("use_sliding_window"):
+            return ["full"] * layers
+        start = count_field(config, "max_window_layers", 0)
+        return ["sliding" if i >= start else "full" for i in range(layers)]
+    return ["sliding"] * layers  # Mistral-v0.1, StarCoder2, Phi-3: every layer
+
+
+BLOCK_LETTERS = {"mamba": "M", "linear_attention": "M", "attention": "*", "full_attention": "*", "mlp": "-", "moe": "E"}
+
+
+def nemotron_pattern(config: dict[str, Any]) -> str:
+    """Nemotron-H's layer pattern: ``hybrid_override_pattern``, or transformers 5's ``layers_block_type``."""
+    if config.get("hybrid_override_pattern"):
+        return str(config["hybrid_override_pattern"])
+    blocks = config.get("layers_block_type") or []
+    return "".join(BLOCK_LETTERS.get(str(b), "?") for b in blocks)
+
+
+def _mamba_layer_types(config: dict[str, Any], model_type: str, layers: int) -> list[str]:
+    """Granite-4 (``layer_types``: mamba | attention) and Bamba (``attn_layer_indices``)."""
+    if isinstance(config.get("layer_types"), list):
+        names = {"mamba": "mamba", "linear_attention": "mamba", "attention": "full", "full_attention": "full"}
+        types = config["layer_types"]
+        if len(types) != layers or any(t not in names for t in types):
+            raise SpecError(f"field 'layer_types' must list {layers} of mamba, attention")
+        return [names[t] for t in types]
+    attention = config.get("attn_layer_indices") or []
+    if not isinstance(attention, list) or not all(isinstance(i, int) for i in attention):
+        raise SpecError(f"field 'attn_layer_indices' must be a list of layer indices, got {attention!r}")
+    return ["full" if i in attention else "mamba" for i in range(layers)]
+
+
+def _nemotron(config: dict[str, Any], layers: int) -> tuple[list[str], list[str]]:
+    pattern = nemotron_pattern(config)
+    if len(pattern) != layers or set(pattern) - set("M*-E"):
+        raise SpecError(f"field 'hybrid_override_pattern' must have {layers} of M * - E")
+    mixers = {"M": "mamba", "*": "full", "-": "none", "E": "none"}
+    ffns = {"M": "none", "*": "none", "-": "dense", "E": "moe"}
+    return [mixers[c] for c in pattern], [ffns[c] for c in pattern]
+
+
+def _jamba(config: dict[str, Any], layers: int) -> tuple[list[str], list[str]]:
+    attn_period = count_field(config, "attn_layer_period", 8, minimum=1)
+    attn_offset = count_field(config, "attn_layer_offset", 4)
+    moe_period = count_field(config, "expert_layer_period", 2, minimum=1)
+    moe_offset = count_field(config, "expert_layer_offset", 1)
+    mixers = ["full" if i % attn_period == attn_offset else "mamba" for i in range(layers)]
+    ffns = ["moe" if i % moe_period == moe_offset else "dense" for i in range(layers)]
+    return mixers, ffns

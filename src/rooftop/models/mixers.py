@@ -1,0 +1,110 @@
+"""Token mixers that are not softmax attention: gated DeltaNet and Mamba state-space layers.
+
+Each keeps a recurrent state per sequence whose size does not grow with the context (plus a short
+convolution window), instead of a KV cache. Shapes follow the transformers implementations
+(``Qwen3NextGatedDeltaNet``, ``NemotronHMamba2Mixer`` / ``Mamba2Mixer``, ``JambaMambaMixer``);
+parameter counts equal theirs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class LinearAttention:
+    """Gated DeltaNet (Qwen3-Next, Qwen3.5): ``k_heads`` key heads, ``v_heads`` value heads."""
+
+    k_heads: int
+    v_heads: int
+    k_head_dim: int
+    v_head_dim: int
+    conv_kernel: int = 4
+
+    @property
+    def key_dim(self) -> int:
+        return self.k_heads * self.k_head_dim
+
+    @property
+    def value_dim(self) -> int:
+        return self.v_heads * self.v_head_dim
+
+    @property
+    def conv_dim(self) -> int:
+        """Channels of the short convolution: q, k and v."""
+        return 2 * self.key_dim + self.value_dim
+
+    @property
+    def in_width(self) -> int:
+        """Outputs of the input projections: q, k, v, the output gate z, and b, a per value head."""
+        return 2 * self.key_dim + 2 * self.value_dim + 2 * self.v_heads
+
+    def params(self, hidden: int) -> int:
+        """in_proj (qkvz + ba), conv1d (no bias), dt_bias and A_log, gated norm, out_proj."""
+        return (
+            hidden * self.in_width
+            + self.conv_dim * self.conv_kernel
+            + 2 * self.v_heads
+            + self.v_head_dim
+            + self.value_dim * hidden
+        )
+
+    @property
+    def state_elements(self) -> int:
+        """Per sequence and layer: the recurrent state (v_heads × d_k × d_v) plus the conv window."""
+        return self.v_heads * self.k_head_dim * self.v_head_dim + self.conv_dim * (self.conv_kernel - 1)
+
+    def recurrence_flops_per_token(self) -> float:
+        """Matmul-like FLOPs of the delta rule per token (state update and read, ~3 · d_k · d_v per head)."""
+        return 2.0 * 3 * self.v_heads * self.k_head_dim * self.v_head_dim
+
+
+@dataclass(frozen=True)
+class StateSpace:
+    """A Mamba layer. ``version`` 2 (Nemotron-H, Falcon-H1, Granite-4) or 1 (Jamba)."""
+
+    d_inner: int
+    d_state: int
+    conv_kernel: int
+    version: int = 2
+    heads: int = 0  # Mamba-2: heads of d_inner / heads
+    groups: int = 1  # Mamba-2: B/C groups
+    dt_rank: int = 0  # Mamba-1
+    conv_bias: bool = True
+    proj_bias: bool = False
+    inner_norms: bool = False  # Jamba's dt/B/C layernorms
+    gated_norm: bool = True  # Mamba-2's RMSNorm before out_proj (Falcon-H1 may drop it)
+
+    @property
+    def conv_dim(self) -> int:
+        return self.d_inner + 2 * self.groups * self.d_state if self.version == 2 else self.d_inner
+
+    @property
+    def in_width(self) -> int:
+        """in_proj outputs: Mamba-2 x, z, B, C, dt; Mamba-1 x and z."""
+        if self.version == 2:
+            return 2 * self.d_inner + 2 * self.groups * self.d_state + self.heads
+        return 2 * self.d_inner
+
+    def params(self, hidden: int) -> int:
+        """Projections, convolution, A/D/dt and norms, as transformers builds them."""
+        bias = self.proj_bias
+        p = hidden * self.in_width + (self.in_width if bias else 0)
+        p += self.conv_dim * self.conv_kernel + (self.conv_dim if self.conv_bias else 0)
+        p += self.d_inner * hidden + (hidden if bias else 0)
+        if self.version == 2:
+            return p + 3 * self.heads + (self.d_inner if self.gated_norm else 0)  # dt_bias, A_log, D; norm
+        p += self.d_inner * (self.dt_rank + 2 * self.d_state)  # x_proj
+        p += self.dt_rank * self.d_inner + self.d_inner  # dt_proj with bias
+        p += self.d_inner * self.d_state + self.d_inner  # A_log, D
+        return p + (self.dt_rank + 2 * self.d_state if self.inner_norms else 0)
+
+    @property
+    def state_elements(self) -> int:
+        """Per sequence and layer: the SSM state plus the conv window."""
+        ssm = self.d_inner * self.d_state  # Mamba-2: heads × head_dim × d_state is the same product
+        return ssm + self.conv_dim * (self.conv_kernel - 1)
+
+    def scan_flops_per_token(self) -> float:
+        """State update and read per token: ~3 multiply-adds per state element."""
+        return 2.0 * 3 * self.d_inner * self.d_state

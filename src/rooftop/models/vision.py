@@ -1,0 +1,119 @@
+"""Parameters of the vision tower (and projector) of a multimodal config.
+
+The text path is what rooftop analyses; the tower is counted so that the weights in memory and
+the total parameters are right. One function per tower family, keyed by the config's
+``model_type`` (top level); shapes as transformers builds them. A config whose tower is not listed
+is refused (by ``hf_config``), never counted without its tower.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rooftop.errors import SpecError
+
+
+def _int(cfg: dict[str, Any], key: str, where: str, default: int | None = None) -> int:
+    value = cfg.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise SpecError(f"{where}: vision_config field {key!r} must be a non-negative integer, got {value!r}")
+    return value
+
+
+def _linear(k: int, n: int, bias: bool = True) -> int:
+    return k * n + (n if bias else 0)
+
+
+def _siglip(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """Gemma 3: SigLIP encoder (LayerNorms, biased projections, GELU MLP) + the mm projector."""
+    h, i = _int(v, "hidden_size", where, 768), _int(v, "intermediate_size", where, 3072)
+    patch, size = _int(v, "patch_size", where, 16), _int(v, "image_size", where, 224)
+    layer = 4 * _linear(h, h) + _linear(h, i) + _linear(i, h) + 2 * 2 * h
+    tower = _linear(3 * patch * patch, h) + (size // patch) ** 2 * h + 2 * h
+    return tower + _int(v, "num_hidden_layers", where, 12) * layer + h * text_hidden + h
+
+
+def _clip_llava(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """LLaVA / LLaVA-NeXT: CLIP encoder (class token, pre/post LayerNorms) + a two-layer projector."""
+    h, i = _int(v, "hidden_size", where, 1024), _int(v, "intermediate_size", where, 4096)
+    patch, size = _int(v, "patch_size", where, 14), _int(v, "image_size", where, 336)
+    layer = 4 * _linear(h, h) + _linear(h, i) + _linear(i, h) + 2 * 2 * h
+    embed = h + 3 * patch * patch * h + ((size // patch) ** 2 + 1) * h + 2 * h
+    tower = embed + _int(v, "num_hidden_layers", where, 24) * layer + 2 * h
+    feature_layers = top.get("vision_feature_layer", -2)
+    width = h * (len(feature_layers) if isinstance(feature_layers, list) else 1)
+    bias = bool(top.get("multimodal_projector_bias", True))
+    projector = _linear(width, text_hidden, bias) + _linear(text_hidden, text_hidden, bias)
+    newline = text_hidden if top.get("model_type") == "llava_next" else 0  # image_newline
+    return tower + projector + newline
+
+
+def _pixtral(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """Mistral 3: Pixtral encoder (RMSNorms, no biases, gated MLP) + patch merger and projector."""
+    h, i, patch = _int(v, "hidden_size", where, 1024), _int(v, "intermediate_size", where), _int(v, "patch_size", where)
+    merge = _int(top, "spatial_merge_size", where, 2)
+    bias = bool(top.get("multimodal_projector_bias", True))
+    layer = 4 * h * h + 3 * h * i + 2 * h
+    tower = 3 * patch * patch * h + h + _int(v, "num_hidden_layers", where) * layer
+    projector = h + h * merge * merge * h + _linear(h, text_hidden, bias) + _linear(text_hidden, text_hidden, bias)
+    return tower + projector
+
+
+def _qwen2_5_vl(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """Qwen2.5-VL: ViT with RMSNorms, biased qkv/proj and gated MLP; merger MLP over 2x2 patches."""
+    h, i, patch = _int(v, "hidden_size", where), _int(v, "intermediate_size", where), _int(v, "patch_size", where)
+    temporal, merge = _int(v, "temporal_patch_size", where, 2), _int(v, "spatial_merge_size", where, 2)
+    out = _int(v, "out_hidden_size", where, text_hidden)
+    layer = 2 * h + _linear(h, 3 * h) + _linear(h, h) + 2 * _linear(h, i) + _linear(i, h)
+    wide = h * merge * merge
+    merger = h + _linear(wide, wide) + _linear(wide, out)
+    return 3 * temporal * patch * patch * h + _int(v, "depth", where) * layer + merger
+
+
+def _qwen3_vl(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """Qwen3-VL / Qwen3.5: ViT with LayerNorms and plain GELU MLP; merger (+ DeepStack mergers)."""
+    h, i, patch = _int(v, "hidden_size", where), _int(v, "intermediate_size", where), _int(v, "patch_size", where)
+    temporal, merge = _int(v, "temporal_patch_size", where, 2), _int(v, "spatial_merge_size", where, 2)
+    out = _int(v, "out_hidden_size", where, text_hidden)
+    layer = 2 * 2 * h + _linear(h, 3 * h) + _linear(h, h) + _linear(h, i) + _linear(i, h)
+    wide = h * merge * merge
+    embed = _linear(3 * temporal * patch * patch, h) + _int(v, "num_position_embeddings", where) * h
+    merger = 2 * h + _linear(wide, wide) + _linear(wide, out)
+    deepstack = len(v.get("deepstack_visual_indexes") or ()) * (2 * wide + _linear(wide, wide) + _linear(wide, out))
+    return embed + _int(v, "depth", where) * layer + merger + deepstack
+
+
+def _llama4(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """Llama 4: ViT (LayerNorms, biased projections, GELU MLP), pixel-shuffle adapter, projector.
+
+    transformers' defaults fill a config without ``vision_config`` (it still builds the tower).
+    """
+    h, i = _int(v, "hidden_size", where, 768), _int(v, "intermediate_size", where, 5632)
+    patch, size = _int(v, "patch_size", where, 14), _int(v, "image_size", where, 448)
+    layer = 4 * _linear(h, h) + _linear(h, i) + _linear(i, h) + 2 * 2 * h
+    embed = h + ((size // patch) ** 2 + 1) * h + 3 * patch * patch * h + 2 * 2 * h
+    adapter_in, adapter_out = _int(v, "projector_input_dim", where, 4096), _int(v, "projector_output_dim", where, 4096)
+    adapter = i * adapter_in + adapter_out * adapter_out
+    projector = _int(v, "vision_output_dim", where, 7680) * text_hidden
+    return embed + _int(v, "num_hidden_layers", where, 34) * layer + adapter + projector
+
+
+TOWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], int, str], int]] = {
+    "gemma3": _siglip,
+    "llama4": _llama4,
+    "llava": _clip_llava,
+    "llava_next": _clip_llava,
+    "mistral3": _pixtral,
+    "qwen2_5_vl": _qwen2_5_vl,
+    "qwen3_vl": _qwen3_vl,
+    "qwen3_vl_moe": _qwen3_vl,
+    "qwen3_5": _qwen3_vl,
+    "qwen3_5_moe": _qwen3_vl,
+}
+
+
+def vision_params(top: dict[str, Any], vision: dict[str, Any], text_hidden: int, where: str) -> int | None:
+    """Parameters of the vision encoder and its projector; None when the tower family is not known."""
+    tower = TOWERS.get(str(top.get("model_type", "")))
+    return tower(top, vision, text_hidden, where) if tower else None

@@ -1,0 +1,136 @@
+"""Shrunken real configs run eagerly under FlopCounterMode, against rooftop's matmul FLOPs.
+
+Helpers for test_flop_counter.py. Each family keeps its real config.json (tests/data/configs)
+with only its sizes shrunk (few layers, small widths, few experts), so every structural field
+(windows, MoE layout, shared experts, MLA, Mamba, biases) is the real one. Convention: eager
+attention computes the full rectangle (rooftop's ``causal=False``), the logits of the last
+position only (``logits_to_keep=1``), experts run eagerly (only the routed tokens).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from rooftop.analytic.decompose import decompose
+from rooftop.analytic.registry import OpKind
+from rooftop.core.points import Phase
+from rooftop.core.workload import Workload
+from rooftop.measure.profile import _cache_kwarg
+from rooftop.models.hf_config import spec_from_config
+
+CONFIGS = Path(__file__).resolve().parents[1] / "data" / "configs"
+MATMUL_OPS = ("mm", "addmm", "bmm", "baddbmm")
+SMALL = {"hidden_size": 64, "intermediate_size": 96, "vocab_size": 128, "num_attention_heads": 4, "head_dim": 16}
+SHRINK: dict[str, dict[str, Any]] = {
+    "llama-3": {**SMALL, "num_hidden_layers": 2, "num_key_value_heads": 2},
+    "llama-4-scout": {
+        **SMALL,
+        "num_hidden_layers": 4,
+        "num_key_value_heads": 2,
+        "num_local_experts": 4,
+        "intermediate_size_mlp": 128,
+        "interleave_moe_layer_step": 2,
+        "attention_chunk_size": 64,
+    },
+    "gpt-oss-20b": {
+        **SMALL,
+        "num_hidden_layers": 4,
+        "num_key_value_heads": 2,
+        "num_local_experts": 4,
+        "num_experts_per_tok": 2,
+        "pad_token_id": 0,
+        "sliding_window": 64,
+        "layer_types": ["sliding_attention", "full_attention"] * 2,
+    },
+    "gemma-3": {**SMALL, "num_hidden_layers": 6, "num_key_value_heads": 2, "sliding_window": 64},
+    "deepseek-v3": {
+        **SMALL,
+        "num_hidden_layers": 3,
+        "num_key_value_heads": 4,
+        "first_k_dense_replace": 1,
+        "n_routed_experts": 8,
+        "num_experts_per_tok": 2,
+        "n_group": 2,
+        "topk_group": 1,
+        "moe_intermediate_size": 32,
+        "q_lora_rank": 48,
+        "kv_lora_rank": 32,
+        "qk_nope_head_dim": 16,
+        "qk_rope_head_dim": 8,
+        "v_head_dim": 16,
+        "head_dim": None,
+    },
+    "jamba": {**SMALL, "num_hidden_layers": 4, "num_key_value_heads": 2, "mamba_d_state": 8, "mamba_dt_rank": 8},
+    "qwen3-moe": {
+        **SMALL,
+        "num_hidden_layers": 2,
+        "num_key_value_heads": 2,
+        "num_experts": 8,
+        "num_experts_per_tok": 2,
+        "moe_intermediate_size": 32,
+    },
+    "qwen2.5": {**SMALL, "num_hidden_layers": 2, "num_key_value_heads": 2, "head_dim": None},
+    "falcon-40b": {"hidden_size": 64, "vocab_size": 128, "num_attention_heads": 4, "num_kv_heads": 2},
+    "gpt-neox": {"hidden_size": 64, "intermediate_size": 96, "vocab_size": 128, "num_attention_heads": 4},
+    "phi-2": {**SMALL, "hidden_size": 80, "num_key_value_heads": 4, "head_dim": None},
+    "mixtral": {**SMALL, "num_hidden_layers": 2, "num_key_value_heads": 2, "num_local_experts": 4},
+}
+
+
+def shrunk_config(family: str) -> dict[str, Any]:
+    """The family's real config (its text part for multimodal ones) with sizes from SHRINK."""
+    raw = json.loads((CONFIGS / family / "config.json").read_text(encoding="utf-8"))
+    text = (
+        raw.get("text_config") if "num_hidden_layers" not in raw and isinstance(raw.get("text_config"), dict) else raw
+    )
+    text = {k: v for k, v in text.items() if k not in ("auto_map", "quantization_config", "rope_scaling")}
+    shrunk = {**text, **SHRINK[family]}
+    return {k: v for k, v in shrunk.items() if v is not None}
+
+
+def rooftop_matmul_flops(config: dict[str, Any], phase: Phase, batch: int, prompt: int, context: int = 0) -> float:
+    """rooftop's matmul FLOPs (GEMMs, attention products, scan reads) of one step, non-causal."""
+    spec = spec_from_config(config, "shrunk")
+    w = Workload(phase=phase, batch=batch, prompt=prompt, context=context, causal=False)
+    matmul = {OpKind.GEMM, OpKind.GROUPED_GEMM, OpKind.ATTN_SCORE, OpKind.ATTN_VALUE, OpKind.RECURRENT_STATE}
+    total = 0.0
+    for op in decompose(spec, w):
+        if op.kind in matmul and op.cost.unit == "tensor":
+            total += float(op.cost.flops) * op.count
+    return total
+
+
+def torch_matmul_flops(config: dict[str, Any], batch: int, prompt: int) -> tuple[float, float]:
+    """FlopCounterMode's matmul FLOPs of an eager prefill of ``prompt`` tokens and of one decode step."""
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    clean = {k: v for k, v in config.items() if not k.startswith("_") and k != "model_type"}
+    hf_config = AutoConfig.for_model(config["model_type"], **clean)
+    torch.manual_seed(0)
+    kwargs: dict[str, Any] = {"attn_implementation": "eager", "dtype": torch.float32}
+    try:
+        model = AutoModelForCausalLM.from_config(hf_config, experts_implementation="eager", **kwargs)
+    except (TypeError, ValueError):  # a class without pluggable experts already runs them eagerly
+        model = AutoModelForCausalLM.from_config(hf_config, **kwargs)
+    model.train(False)
+    ids = torch.randint(0, int(config["vocab_size"]), (batch, prompt))
+    counts = []
+    with torch.no_grad():
+        counter = FlopCounterMode(display=False)
+        with counter:
+            out = model(input_ids=ids, use_cache=True, logits_to_keep=1)
+        counts.append(counter)
+        counter = FlopCounterMode(display=False)
+        with counter:
+            cache = {_cache_kwarg(model): out.past_key_values}
+            model(input_ids=ids[:, :1], use_cache=True, logits_to_keep=1, **cache)
+        counts.append(counter)
+    flops = [
+        float(sum(v for k, v in c.get_flop_counts().get("Global", {}).items() if str(k).split(".")[-1] in MATMUL_OPS))
+        for c in counts
+    ]
+    return flops[0], flops[1]

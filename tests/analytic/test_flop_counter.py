@@ -1,0 +1,60 @@
+"""rooftop's matmul FLOPs equal torch's FlopCounterMode on eager, shrunken builds of real configs.
+
+Needs torch and transformers (installed in CI; skipped where they are not). Each family is its
+real config.json with the sizes shrunk (tests/analytic/flop_check.py); batch 2, a 12-token
+prefill (rooftop ``causal=False``: eager attention computes the whole rectangle; logits of the
+last position only), then one decode step on that cache. The windows and chunks of the shrunken
+configs (64) exceed the 13 positions, as eager attention masks after computing.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rooftop.core.points import Phase
+from tests.analytic.flop_check import rooftop_matmul_flops, shrunk_config, torch_matmul_flops
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+BATCH, PROMPT = 2, 12
+EXACT = [
+    "llama-3",
+    "gpt-oss-20b",
+    "gemma-3",
+    "jamba",
+    "qwen3-moe",
+    "qwen2.5",
+    "falcon-40b",
+    "gpt-neox",
+    "phi-2",
+    "mixtral",
+]
+
+
+@pytest.mark.parametrize("family", EXACT)
+def test_prefill_and_decode_matmul_flops_equal_flop_counter(family):
+    config = shrunk_config(family)
+    prefill, decode = torch_matmul_flops(config, BATCH, PROMPT)
+    assert rooftop_matmul_flops(config, Phase.PREFILL, BATCH, PROMPT) == prefill
+    assert rooftop_matmul_flops(config, Phase.DECODE, BATCH, PROMPT, context=PROMPT) == decode
+
+
+def test_deepseek_v3_mla_prefill():
+    # prefill runs MLA in the expanded form in both (qk 16 + 8, v 16 per head); transformers' decode
+    # also stays expanded, where rooftop models the absorbed form serving engines use: prefill only
+    config = shrunk_config("deepseek-v3")
+    prefill, _ = torch_matmul_flops(config, BATCH, PROMPT)
+    assert rooftop_matmul_flops(config, Phase.PREFILL, BATCH, PROMPT) == prefill
+
+
+def test_llama4_shared_expert_and_interleaved_layers():
+    # transformers' Llama4TextMoe runs every expert on every token (a bmm over all 4 experts, scores
+    # zeroing the others), so its FLOPs equal rooftop's with top_k = experts; rooftop itself counts
+    # the top-1 expert a serving engine runs, plus the shared expert and the dense layers
+    config = shrunk_config("llama-4-scout")
+    prefill, decode = torch_matmul_flops(config, BATCH, PROMPT)
+    dense = {**config, "num_experts_per_tok": config["num_local_experts"]}
+    assert rooftop_matmul_flops(dense, Phase.PREFILL, BATCH, PROMPT) == prefill
+    assert rooftop_matmul_flops(dense, Phase.DECODE, BATCH, PROMPT, context=PROMPT) == decode
+    assert rooftop_matmul_flops(config, Phase.PREFILL, BATCH, PROMPT) < prefill

@@ -1,0 +1,69 @@
+"""Vision towers counted from vision_config (models/vision.py), by hand from transformers' shapes."""
+
+from rooftop.models.vision import vision_params
+
+
+def test_gemma3_siglip_tower_and_projector():
+    vision = {
+        "hidden_size": 1152,
+        "image_size": 896,
+        "intermediate_size": 4304,
+        "num_hidden_layers": 27,
+        "patch_size": 14,
+    }
+    h, i = 1152, 4304
+    layer = 4 * (h * h + h) + (h * i + i) + (i * h + h) + 4 * h
+    tower = (3 * 14 * 14 * h + h) + 64 * 64 * h + 2 * h + 27 * layer  # patches, 4096 positions, post-norm
+    projector = h * 2560 + h  # mm_input_projection_weight + mm_soft_emb_norm
+    assert vision_params({"model_type": "gemma3"}, vision, 2560, "x") == tower + projector == 419_816_304
+
+
+def test_unknown_tower_is_none():
+    assert vision_params({"model_type": "somevlm"}, {}, 64, "x") is None
+
+
+def test_an_unknown_tower_is_refused_not_dropped():
+    import pytest
+
+    from rooftop.errors import SpecError
+    from rooftop.models.hf_config import spec_from_config
+
+    text = {"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4}
+    config = {"model_type": "somevlm", "text_config": {**text, "intermediate_size": 128, "vocab_size": 10}}
+    assert spec_from_config(config, "x").vision_params == 0  # no vision_config: a text model
+    with pytest.raises(SpecError, match="vision tower \\('siglip'\\) of this multimodal config is not modelled"):
+        spec_from_config({**config, "vision_config": {"model_type": "siglip"}}, "x")
+
+
+def test_llava_clip_tower():
+    # CLIP ViT-L/14-336: class token + patches + 577 positions + 2 LayerNorms, 24 layers, projector 1024->4096->4096
+    h, i = 1024, 4096
+    layer = 4 * (h * h + h) + (h * i + i) + (i * h + h) + 4 * h
+    tower = h + 3 * 14 * 14 * h + 577 * h + 2 * h + 24 * layer + 2 * h
+    projector = (h * 4096 + 4096) + (4096 * 4096 + 4096)
+    vision = {"hidden_size": h, "intermediate_size": i, "num_hidden_layers": 24, "image_size": 336, "patch_size": 14}
+    assert vision_params({"model_type": "llava"}, vision, 4096, "x") == tower + projector == 324_487_168
+
+
+def test_llama4_scout_tower_with_its_published_vision_config():
+    # the vision_config of Llama-4-Scout's Hub config (the vendored copy carries the text part only);
+    # issue 12 measured its tower at 871.9 M with transformers
+    vision = {
+        "hidden_size": 1408,
+        "image_size": 336,
+        "intermediate_size": 5632,
+        "num_hidden_layers": 34,
+        "patch_size": 14,
+        "projector_input_dim": 4096,
+        "projector_output_dim": 4096,
+        "vision_output_dim": 4096,
+    }
+    h, i = 1408, 5632
+    layer = 4 * (h * h + h) + (h * i + i) + (i * h + h) + 4 * h
+    embed = h + (24 * 24 + 1) * h + 3 * 14 * 14 * h + 4 * h  # class token, positions, patches, 2 LayerNorms
+    adapter = i * 4096 + 4096 * 4096  # pixel-shuffle MLP
+    assert (
+        vision_params({"model_type": "llama4"}, vision, 5120, "x")
+        == (embed + 34 * layer + adapter + 4096 * 5120)
+        == 871_932_416
+    )
