@@ -36,3 +36,20 @@ def test_formatting():
     assert seconds(0.0412) == "41.2 ms"
     assert seconds(2.5e-6) == "2.5 µs"
     assert gib(80 * GIB) == "80.00 GiB"
+
+
+@pytest.mark.parametrize("text", ["0", "-1", "1e400", "0 GB/s", "1e19 B/s"])
+def test_bandwidth_must_be_finite_positive_bounded(text):
+    with pytest.raises(WorkloadError, match="must be a finite number > 0"):
+        parse_bytes_per_s(text)
+
+
+@pytest.mark.parametrize("text", ["0", "-5 TFLOP/s", "1e400"])
+def test_compute_rate_must_be_finite_positive(text):
+    with pytest.raises(WorkloadError, match="must be a finite number > 0"):
+        parse_flop_per_s(text)
+
+
+def test_duration_must_be_positive():
+    with pytest.raises(WorkloadError, match=r"duration '0 ms': must be a finite number > 0"):
+        parse_seconds("0 ms")

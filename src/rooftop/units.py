@@ -26,6 +26,17 @@ _PREFIX = {"": 1.0, "k": KILO, "K": KILO, "M": MEGA, "G": GIGA, "T": TERA, "P": 
 _BINARY = {"Ki": KIB, "Mi": MIB, "Gi": GIB, "Ti": 2.0**40}
 _TIME = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "min": 60.0}
 _QUANTITY = re.compile(r"^\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-zµ/]*)\s*$")
+# Greatest accepted rates and durations: ~1,000x any device or run of today, far below overflow.
+MAX_BYTES_PER_S = 1e18
+MAX_FLOP_PER_S = 1e21
+MAX_SECONDS = 1e9
+
+
+def _positive(value: float, text: str, what: str, high: float) -> float:
+    """``value`` if finite, > 0 and <= ``high``; else one-line WorkloadError naming the text."""
+    if not 0 < value <= high:  # NaN and inf fail too
+        raise WorkloadError(f"{what} {text!r}: must be a finite number > 0 and at most {high:g}")
+    return value
 
 
 def _split(text: str) -> tuple[float, str]:
@@ -40,30 +51,32 @@ def parse_seconds(text: str) -> float:
     value, unit = _split(text)
     if unit not in _TIME:
         raise WorkloadError(f"duration {text!r} needs a unit: one of {', '.join(_TIME)}")
-    return value * _TIME[unit]
+    return _positive(value * _TIME[unit], text, "duration", MAX_SECONDS)
 
 
 def parse_bytes_per_s(text: str) -> float:
     """Parse a bandwidth: '3.35TB/s' -> 3.35e12, '900 GB/s' -> 9e11, '2 TiB/s'. Bare number = TB/s."""
     value, unit = _split(text)
     if unit == "":
-        return value * TERA
+        return _positive(value * TERA, text, "bandwidth", MAX_BYTES_PER_S)
     m = re.fullmatch(r"(Ki|Mi|Gi|Ti|[kKMGTP]?)B/s", unit)
     if not m:
         raise WorkloadError(f"bandwidth {text!r}: unit must look like TB/s or GB/s")
     prefix = m.group(1)
-    return value * (_BINARY[prefix] if prefix in _BINARY else _PREFIX[prefix])
+    return _positive(
+        value * (_BINARY[prefix] if prefix in _BINARY else _PREFIX[prefix]), text, "bandwidth", MAX_BYTES_PER_S
+    )
 
 
 def parse_flop_per_s(text: str) -> float:
     """Parse a compute rate: '989.4 TFLOP/s' -> 9.894e14, 'TFLOPS' too. Bare number = TFLOP/s."""
     value, unit = _split(text)
     if unit == "":
-        return value * TERA
+        return _positive(value * TERA, text, "compute rate", MAX_FLOP_PER_S)
     m = re.fullmatch(r"([kKMGTP]?)(FLOP/s|FLOPS|FLOPs|OPS|OP/s)", unit)
     if not m:
         raise WorkloadError(f"compute rate {text!r}: unit must look like TFLOP/s")
-    return value * _PREFIX[m.group(1)]
+    return _positive(value * _PREFIX[m.group(1)], text, "compute rate", MAX_FLOP_PER_S)
 
 
 def si(value: float, unit: str, digits: int = 3) -> str:

@@ -27,7 +27,8 @@ def scratch_registry(monkeypatch):
 
 
 def test_every_op_kind_has_its_formula():
-    assert len(OpKind) == 11  # ten transformer kinds + recurrent_state (gated DeltaNet, Mamba)
+    # ten transformer kinds + recurrent_state (gated DeltaNet, Mamba) + EP's all-to-all and PP's p2p send
+    assert len(OpKind) == 13
     assert {kind.value for kind in OpKind} <= set(kinds())
     assert formula(OpKind.GEMM) is formula("gemm")
 
@@ -35,10 +36,12 @@ def test_every_op_kind_has_its_formula():
 def test_discovery_imports_every_module_in_ops():
     on_disk = sorted(f"rooftop.analytic.ops.{p.stem}" for p in OPS.glob("*.py") if p.name != "__init__.py")
     assert on_disk == [
+        "rooftop.analytic.ops.all_to_all",
         "rooftop.analytic.ops.attention",
         "rooftop.analytic.ops.collectives",
         "rooftop.analytic.ops.elementwise",
         "rooftop.analytic.ops.gemm",
+        "rooftop.analytic.ops.p2p",
         "rooftop.analytic.ops.recurrent",
     ]
     assert sorted(discover()) == on_disk

@@ -44,3 +44,12 @@ def test_scalar_from_grid():
     one = g.scalar((1, 2))
     assert one.batch == 2 and one.context == 30
     assert one.describe()["batch"] == 2
+
+
+def test_counts_are_bounded():
+    # issue 11: --cohort a=1e20:1 printed "TTFT 3.03e+30 s" with exit 0; 2**63 wrapped negative in numpy
+    with pytest.raises(WorkloadError, match=r"^prompt must be ≤ 16,777,216, got 1e\+20$"):
+        Workload(phase=Phase.PREFILL, prompt=10**20)
+    with pytest.raises(WorkloadError, match=r"^batch must be ≤ 16,777,216, got 9.223e\+18$"):
+        Workload(batch=np.array([1, 2**63 - 1]))
+    assert Workload(context=1 << 24).context == 1 << 24

@@ -74,3 +74,30 @@ def test_bad_layers(tmp_path, text, match):
 def test_missing_layer_file(tmp_path):
     with pytest.raises(CatalogError, match="not found"):
         load_catalog(tmp_path / "nope.toml")
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("nan", "device[1].hbm_bandwidth_tb_s = nan: not a finite number"),
+        ("inf", "device[1].hbm_bandwidth_tb_s = inf: not a finite number"),
+        ("0", "device[1].hbm_bandwidth_tb_s = 0: must be > 0"),
+        ("-1", "device[1].hbm_bandwidth_tb_s = -1: must be > 0"),
+        ("1e5", "device[1].hbm_bandwidth_tb_s = 100000.0: must be ≤ 10,000"),
+        ('"3"', "device[1].hbm_bandwidth_tb_s = '3': not a number"),
+    ],
+)
+def test_layer_numbers_are_finite_positive_and_bounded(tmp_path, value, message):
+    # issue 11: nan, inf, 0 and -1 were accepted (0 then divided by zero in `analyze`)
+    layer = tmp_path / "hw.toml"
+    layer.write_text(f'[[device]]\nid = "a"\n\n[[device]]\nid = "b"\nhbm_bandwidth_tb_s = {value}\n')
+    with pytest.raises(CatalogError) as info:
+        load_catalog(layer)
+    assert str(info.value) == f"{layer}: {message}"
+
+
+def test_layer_nested_too_deep_is_one_line(tmp_path):
+    layer = tmp_path / "deep.toml"
+    layer.write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")  # was a RecursionError in tomllib
+    with pytest.raises(CatalogError, match=r"deep.toml: nested deeper than 64 levels$"):
+        load_catalog(layer)

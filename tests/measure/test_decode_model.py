@@ -122,3 +122,12 @@ def test_the_cached_json_keeps_its_keys_and_reads_back():
     assert dm.DecodeModel.from_dict(old).residual.per_token_s == 0.0
     with pytest.raises(MeasurementError, match="schema 'rooftop.decode-model/2'"):
         dm.DecodeModel.from_dict({**data, "schema": "rooftop.decode-model/2"})
+
+
+def test_every_window_kind_of_attention_is_one_measured_class():
+    # full, sliding-window and chunked layers each get their own score/softmax/value labels in the
+    # analytic decomposition; a profile measures all of them as one "attention" class
+    for label in ("attn_score", "softmax", "attn_value", "attn_score_swa", "softmax_swa", "attn_value_chunk"):
+        assert dm.measured_class(label) == "attention"
+    assert dm.measured_class("q_proj") == "q_proj"
+    assert dm.measured_class("kv_append") == "kv_append"

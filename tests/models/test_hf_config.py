@@ -37,7 +37,7 @@ def test_unknown_model_type_is_read_as_llama_with_a_note():
         ({**LLAMA, "ssm_state_size": 16}, "'ssm_state_size' announces state-space"),
         ({**LLAMA, "is_encoder_decoder": True}, "is_encoder_decoder"),
         ({k: v for k, v in LLAMA.items() if k != "hidden_size"}, "missing field 'hidden_size'"),
-        ({**LLAMA, "num_hidden_layers": "two"}, "'num_hidden_layers' must be an integer"),
+        ({**LLAMA, "num_hidden_layers": "two"}, "num_hidden_layers = 'two': not an integer"),
         ({**LLAMA, "num_key_value_heads": 3}, "multiple of kv_heads"),
         ([1, 2], "expected a JSON object"),
     ],

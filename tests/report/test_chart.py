@@ -24,7 +24,8 @@ def test_one_compute_line_per_distinct_peak_and_one_memory_line_per_level() -> N
     # h100-sxm: fp64 34, fp32 67, tf32 494.7, bf16 = fp16 989.4, fp8 = int8 1978.9 TFLOP/s -> 5 lines
     assert len(compute) == 5
     assert any(label.startswith("bf16/fp16 989 TFLOP/s") for label in compute)
-    assert [label.split()[0] for label in memory] == ["HBM", "LINK"]
+    # HBM 3.35 TB/s, NVLink 450 GB/s per direction, the 400 Gb/s NIC per GPU (50 GB/s)
+    assert [label.split()[0] for label in memory] == ["HBM", "LINK", "NETWORK"]
     bf16 = next(r for r in chart.ridges if "bf16" in r.label)
     assert bf16.x == pytest.approx(989.4e12 / 3.35e12)  # 295.3 FLOP/B
     assert bf16.y == 989.4e12

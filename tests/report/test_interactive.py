@@ -18,7 +18,7 @@ from tests.report.runs import H100, decode_run
 def test_roofline_traces_and_hover() -> None:
     fig = roofline_plotly(build_chart([decode_run()]))
     metas = [t.meta for t in fig.data]
-    assert metas.count("roof") == 7  # 5 compute peaks + HBM + link
+    assert metas.count("roof") == 8  # 5 compute peaks + HBM + link + network (the 400 Gb/s NIC)
     assert metas.count("ridge") == 1
     ops = [t for t in fig.data if t.meta == "ops"]
     assert sum(len(t.x) for t in ops) == 34

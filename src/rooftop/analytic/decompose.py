@@ -259,7 +259,12 @@ class _Step:
         return ops
 
     def head(self) -> list[Op]:
-        """Final norm and the lm_head on the last position of each sequence."""
-        last = self.workload.batch + 0 * self.workload.new_tokens
+        """Final norm and the lm_head on the last position of each sequence (every position at decode).
+
+        A decode step normally has one position per sequence; a speculative verify step needs the
+        logits of all k + 1 positions, so at decode the lm_head runs on every token of the step.
+        """
+        w = self.workload
+        last = self.tokens if w.phase is Phase.DECODE else w.batch + 0 * w.new_tokens
         vocab = math.ceil(self.spec.vocab / self.tp)
         return [self.norm("final_norm", 1), self.gemm("lm_head", self.spec.hidden, vocab, 1, last, "head")]

@@ -11,6 +11,7 @@ All arrays broadcast over the workload grid, so one call evaluates thousands of 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +37,7 @@ class OpTiming:
     op: Op
     time_s: Array
     bound: NDArray[np.int8]  # index into BOUNDS
+    link_bytes_per_s: float = float("nan")  # the link roof its link bytes were timed on (NaN: none)
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,16 @@ class Evaluation:
         return out
 
 
-def _roof_rates(roofs: Roofs, w: Workload) -> dict[str, float]:
+Transform = Callable[["Evaluation"], "Evaluation"]  # rewrites an evaluation (expert parallelism)
+
+
+def same(ev: Evaluation) -> Evaluation:
+    """The identity transform."""
+    return ev
+
+
+def roof_rates(roofs: Roofs, w: Workload) -> dict[str, float]:
+    """The compute and bandwidth rates operators are timed against (link NaN when absent)."""
     tensor = roofs.peak(w.compute)
     vector = roofs.peak("fp32") if roofs.has_compute("fp32") else tensor
     link = roofs.bandwidth("link") if roofs.has_memory("link") else float("nan")
@@ -111,22 +122,25 @@ def _roof_rates(roofs: Roofs, w: Workload) -> dict[str, float]:
     return {"tensor": tensor, "vector": vector, "hbm": roofs.bandwidth("hbm"), "link": link}
 
 
+def time_op(op: Op, rates: dict[str, float], link: bool) -> OpTiming:
+    """One operator under the roofs: max(compute, HBM and, when ``link``, link time)."""
+    c = op.cost
+    compute_t = c.flops / rates[c.unit]
+    memory_t = c.bytes / rates["hbm"]
+    time_s = np.maximum(compute_t, memory_t)
+    bound = (memory_t > compute_t).astype(np.int8)  # 0 compute, 1 memory (ties go to compute)
+    if link:
+        link_t = c.link_bytes / rates["link"]
+        bound = np.where(link_t > time_s, np.int8(2), bound)
+        time_s = np.maximum(time_s, link_t)
+    return OpTiming(op, time_s, bound, rates["link"] if link else float("nan"))
+
+
 def evaluate(spec: ModelSpec, workload: Workload, roofs: Roofs) -> Evaluation:
     """Decompose ``spec`` under ``workload`` and time every operator at ``roofs``."""
-    rates = _roof_rates(roofs, workload)
-    timed = []
-    for op in decompose(spec, workload):
-        c = op.cost
-        compute_t = c.flops / rates[c.unit]
-        memory_t = c.bytes / rates["hbm"]
-        time_s = np.maximum(compute_t, memory_t)
-        bound = (memory_t > compute_t).astype(np.int8)  # 0 compute, 1 memory (ties go to compute)
-        if workload.tp > 1:
-            link_t = c.link_bytes / rates["link"]
-            bound = np.where(link_t > time_s, np.int8(2), bound)
-            time_s = np.maximum(time_s, link_t)
-        timed.append(OpTiming(op, time_s, bound))
-    return Evaluation(spec, workload, roofs, tuple(timed))
+    rates = roof_rates(roofs, workload)
+    timed = tuple(time_op(op, rates, workload.tp > 1) for op in decompose(spec, workload))
+    return Evaluation(spec, workload, roofs, timed)
 
 
 def memory_kind(op_cost_weight: float, kv: float, act: float) -> str:

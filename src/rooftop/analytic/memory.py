@@ -11,6 +11,7 @@ hold a recurrent state of constant size instead (activation dtype).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -49,9 +50,15 @@ class MemoryBudget:
         return self.free_bytes >= 0
 
 
+@functools.lru_cache(maxsize=64)
+def param_count(spec: ModelSpec) -> int:
+    """``spec.param_count()``, remembered per spec (a what-if asks for it dozens of times)."""
+    return spec.param_count()
+
+
 def weights_bytes_per_gpu(spec: ModelSpec, w: Workload) -> float:
     """All parameters in the weight dtype (plus group scales when weight-only quantised), / tp."""
-    params = spec.param_count()
+    params = param_count(spec)
     per_elt = dtype(w.weight_dtype).bytes
     if w.weight_dtype in ("int8", "int4", "fp4"):
         per_elt += QUANT_SCALE_BYTES / w.quant_group_size

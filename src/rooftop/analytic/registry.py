@@ -36,6 +36,8 @@ class OpKind(StrEnum):
     ACTIVATION = "activation"
     EMBEDDING = "embedding"
     ALL_REDUCE = "all_reduce"
+    ALL_TO_ALL = "all_to_all"
+    P2P_SEND = "p2p_send"
     RECURRENT_STATE = "recurrent_state"
 
 

@@ -121,7 +121,7 @@ def _grid(values: object, name: str) -> Array:
     return arr
 
 
-def _bound_codes(ev: Evaluation, shape: tuple[int, int]) -> Array:
+def bound_codes(ev: Evaluation, shape: tuple[int, int]) -> Array:
     """0 compute, 1 memory:weights, 2 memory:kv, 3 memory:activations, 4 link — per cell."""
     engine_bound = np.broadcast_to(ev.bound, shape)
     weights = np.broadcast_to(ev.total("weight_bytes"), shape)
@@ -190,7 +190,7 @@ def sweep_grid(
         bytes=grid(ev.bytes),
         weight_bytes=grid(ev.total("weight_bytes")),
         kv_read_bytes=grid(ev.total("kv_read_bytes")),
-        bound=_bound_codes(ev, shape),
+        bound=bound_codes(ev, shape),
         max_batch=_admission(spec, replace(decode_w, context=c), roofs.capacity_bytes, memory_utilization),
         gemm_flops_per_sequence=gemm_flops,
         gemm_weight_bytes=gemm_weights,

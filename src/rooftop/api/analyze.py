@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import itertools
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 import numpy as np
 
-from rooftop.analytic.engine import evaluate, to_points
+from rooftop.analytic.engine import Evaluation, evaluate, to_points
 from rooftop.analytic.memory import DEFAULT_MEMORY_UTILIZATION, budget
 from rooftop.analytic.summary import memory_at, totals_at
 from rooftop.core.artifact import Result, Run
@@ -29,10 +29,20 @@ class ContextWarning(UserWarning):
 
 
 def analyze_one(
-    spec: ModelSpec, workload: Workload, roofs: Roofs, memory_utilization: float = DEFAULT_MEMORY_UTILIZATION
+    spec: ModelSpec,
+    workload: Workload,
+    roofs: Roofs,
+    memory_utilization: float = DEFAULT_MEMORY_UTILIZATION,
+    transform: Callable[[Evaluation], Evaluation] | None = None,
 ) -> Result:
-    """Points, totals, memory budget and findings of one scalar workload."""
+    """Points, totals, memory budget and findings of one scalar workload.
+
+    ``transform`` rewrites the evaluation before it is summarised (expert parallelism shards the
+    experts and adds the all-to-alls: rooftop.analytic.expert_parallel.apply_ep).
+    """
     ev = evaluate(spec, workload, roofs)
+    if transform is not None:
+        ev = transform(ev)
     totals = totals_at(ev)
     memory = memory_at(budget(spec, workload, roofs.capacity_bytes, memory_utilization))
     described = {"model": spec.name, "hardware": roofs.name, **workload.describe()}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,6 +26,9 @@ from rooftop.core.workload import Workload
 from rooftop.diagnose.sweep import goodput, operating_point, slo_met, sweep_findings
 from rooftop.errors import WorkloadError
 from rooftop.models.spec import ModelSpec
+
+if TYPE_CHECKING:
+    from rooftop.api.techniques import Techniques
 
 MAX_CELL_POINTS = 5000  # above this many cells, the artifact keeps the table but no per-cell points
 
@@ -146,12 +149,21 @@ def sweep_cohort(
     cohort: Cohort,
     slo: SLO,
     memory_utilization: float = DEFAULT_MEMORY_UTILIZATION,
+    techniques: Techniques | None = None,
 ) -> tuple[SweepGrid, Result]:
-    """One cohort's grid and its Result (contexts default to prompt + output tokens)."""
+    """One cohort's grid and its Result (contexts default to prompt + output tokens).
+
+    ``techniques`` apply speculative decoding, EP or chunked prefill to every cell and, with
+    ``what_if``, add the operating point's what-if (rooftop.api.sweep_whatif).
+    """
     grid_contexts = list(contexts) if contexts else [cohort.prompt + cohort.output_tokens]
     grid = sweep_grid(
         spec, roofs, base, batches, grid_contexts, cohort.prompt, cohort.output_tokens, memory_utilization
     )
+    if techniques is not None:
+        from rooftop.api.sweep_whatif import transform_grid
+
+        grid = transform_grid(grid, spec, roofs, techniques)
     point = operating_point(grid, slo)
     columns = cell_columns(grid, slo)
     described = {
@@ -178,6 +190,10 @@ def sweep_cohort(
             "memory_utilization": memory_utilization,
         },
     )
+    if techniques is not None and techniques.what_if:
+        from rooftop.api.sweep_whatif import cohort_what_if
+
+        result = cohort_what_if(result, grid, point, spec, roofs, techniques)
     return grid, result
 
 
@@ -190,6 +206,7 @@ def sweep(
     cohorts: Sequence[Cohort],
     slo: SLO,
     memory_utilization: float = DEFAULT_MEMORY_UTILIZATION,
+    techniques: Techniques | None = None,
 ) -> Run:
     """Sweep every cohort over ``batches`` × ``contexts``; one Result per cohort."""
     if not cohorts:
@@ -197,5 +214,7 @@ def sweep(
     for cohort in cohorts:
         longest = max(contexts) if contexts else cohort.prompt + cohort.output_tokens
         check_context(spec, [Workload(context=longest)])
-    results = tuple(sweep_cohort(spec, roofs, base, batches, contexts, c, slo, memory_utilization)[1] for c in cohorts)
+    results = tuple(
+        sweep_cohort(spec, roofs, base, batches, contexts, c, slo, memory_utilization, techniques)[1] for c in cohorts
+    )
     return Run(command="sweep", roofs=roofs, results=results, identity={"model": spec.describe(), "source": "analytic"})

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import csv
+import io
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import click
 
+from rooftop.cli.params import OutputFile
+from rooftop.core.atomic import write_atomic
 from rooftop.core.jsonenc import dumps
-from rooftop.errors import WorkloadError
+from rooftop.errors import ReportError, WorkloadError
 
 
 def _rates(rate: str, rates: str | None) -> list[float]:
@@ -75,9 +77,9 @@ def _slo(ttft: str | None, tpot: str | None, e2e: str | None) -> Any:
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--no-scrape", is_flag=True, help="Do not read the engine's /metrics before and after.")
 @click.option("--model-label", help="Triton: the model whose request counters count (default: the ensemble).")
-@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Per-request records as CSV.")
+@click.option("--csv", "csv_path", type=OutputFile(), help="Per-request records as CSV.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary JSON.")
-@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the rooftop.run/1 artifact.")
+@click.option("--output", "-o", type=OutputFile(), help="Write the rooftop.run/1 artifact.")
 def bench(
     url: str,
     model: str | None,
@@ -146,7 +148,7 @@ def _write(run: Any, live: Any, target: Any, csv_path: str | None, output: str |
     if output:
         from rooftop.core import artifact
 
-        Path(output).write_text(artifact.dumps(run.artifact(live, target)), encoding="utf-8")
+        write_atomic(output, artifact.dumps(run.artifact(live, target)), ReportError)
         click.echo(f"wrote {output}", err=True)
 
 
@@ -191,14 +193,15 @@ def _progress(level: float, total: int) -> Iterator[Any]:
 
 
 def _write_csv(path: str, records: list[tuple[float, Any]]) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = None
-        for level, rec in records:
-            row = {"rate": level, **rec.to_dict()}
-            if writer is None:
-                writer = csv.DictWriter(fh, fieldnames=list(row))
-                writer.writeheader()
-            writer.writerow(row)
+    fh = io.StringIO(newline="")
+    writer = None
+    for level, rec in records:
+        row = {"rate": level, **rec.to_dict()}
+        if writer is None:
+            writer = csv.DictWriter(fh, fieldnames=list(row))
+            writer.writeheader()
+        writer.writerow(row)
+    write_atomic(path, fh.getvalue(), ReportError)
 
 
 def _ms(q: dict[str, Any], key: str) -> str:

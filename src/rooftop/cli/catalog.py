@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from rooftop.core.jsonenc import dumps
 from rooftop.hardware.catalog import describe, get_entry, layer_paths, load_catalog
 from rooftop.models.presets import load_preset, preset_names, resolve_model
 from rooftop.units import GIB, TERA, si
@@ -30,7 +29,7 @@ def hardware_list(catalog: str | None, as_json: bool) -> None:
     """List every known device with its bf16 and fp8 peaks, HBM bandwidth and ridge."""
     entries = load_catalog(catalog)
     if as_json:
-        click.echo(json.dumps([describe(e) for e in entries.values()], indent=1))
+        click.echo(dumps([describe(e) for e in entries.values()], indent=1))
         return
     table = Table(header_style="bold", box=None)
     for col in ("id", "name", "memory", "HBM", "bf16", "fp8", "ridge bf16"):
@@ -63,7 +62,7 @@ def hardware_show(name: str, catalog: str | None, as_json: bool) -> None:
     """Show one device: every roof with its kind and source, and which file each field came from."""
     entry = get_entry(name, catalog)
     if as_json:
-        click.echo(json.dumps(describe(entry), indent=1))
+        click.echo(dumps(describe(entry), indent=1))
         return
     roofs = entry.roofs()
     console = Console()
@@ -98,7 +97,7 @@ def models_list(as_json: bool) -> None:
     """List the shipped presets with their parameter counts and KV bytes per token (bf16)."""
     specs = [load_preset(n) for n in preset_names()]
     if as_json:
-        click.echo(json.dumps([s.describe() for s in specs], indent=1))
+        click.echo(dumps([s.describe() for s in specs], indent=1))
         return
     table = Table(header_style="bold", box=None)
     for col in ("preset", "params", "active", "layers", "hidden", "heads/kv", "KV B/token (bf16)", "source"):
@@ -122,6 +121,6 @@ def models_list(as_json: bool) -> None:
 def models_show(name_or_path: str) -> None:
     """Show one preset or local config.json (file or folder) as rooftop reads it."""
     spec = resolve_model(name_or_path)
-    click.echo(json.dumps(spec.describe(), indent=1))
+    click.echo(dumps(spec.describe(), indent=1))
     for note in spec.notes:
         click.echo(f"note: {note}", err=True)

@@ -88,8 +88,9 @@ def compare_command(before: str, after: str, force: bool, as_json: bool) -> None
       rooftop compare before.json after.json
       rooftop compare h100.json h200.json --force --json
     """
+    runs = artifact.load(before), artifact.load(after)  # a malformed file is not fixed by --force
     with hint("pass --force to compare anyway"):
-        cmp = compare(artifact.load(before), artifact.load(after), force=force, names=(before, after))
+        cmp = compare(*runs, force=force, names=(before, after))
     if as_json:
         click.echo(dumps(cmp.to_dict(), indent=1))
     else:

@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 import click
 
+from rooftop.cli.params import MAX_SEQUENCES, Rate
 from rooftop.core.roofs import Roofs
 from rooftop.errors import WorkloadError
 from rooftop.hardware.catalog import get_roofs
@@ -16,8 +17,11 @@ from rooftop.units import parse_bytes_per_s, parse_flop_per_s
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def parse_int_list(text: str, name: str) -> list[int]:
-    """'1,8,64' -> [1, 8, 64]; '1-64' -> powers of two from 1 to 64 (end included); '4k' = 4096."""
+def parse_int_list(text: str, name: str, high: int = MAX_SEQUENCES) -> list[int]:
+    """'1,8,64' -> [1, 8, 64]; '1-64' -> powers of two from 1 to 64 (end included); '4k' = 4096.
+
+    Every value is at most ``high`` (2**63 would wrap negative in numpy).
+    """
     values: list[int] = []
     for part in str(text).split(","):
         part = part.strip()
@@ -25,28 +29,30 @@ def parse_int_list(text: str, name: str) -> list[int]:
             continue
         match = re.fullmatch(r"(\d+[kK]?)\s*-\s*(\d+[kK]?)", part)
         if match:
-            low, high = (_int(g, name) for g in match.groups())
-            if low > high:
+            low, top = (_int(g, name, high) for g in match.groups())
+            if low > top:
                 raise WorkloadError(f"--{name} range {part!r} is inverted (start > end)")
             value = low
-            while value < high:
+            while value < top:
                 values.append(value)
-                value *= 2
-            values.append(high)
+                value = max(value * 2, 1)
+            values.append(top)
         else:
-            values.append(_int(part, name))
+            values.append(_int(part, name, high))
     if not values:
         raise WorkloadError(f"--{name} is empty")
     return sorted(set(values))
 
 
-def _int(text: str, name: str) -> int:
+def _int(text: str, name: str, high: int) -> int:
     try:
         value = int(text[:-1]) * 1024 if text[-1:] in "kK" else int(text)
     except ValueError:
         raise WorkloadError(f"--{name}: {text!r} is not an integer") from None
     if value < 0:
         raise WorkloadError(f"--{name}: {value} is negative")
+    if value > high:
+        raise WorkloadError(f"--{name}: {value} is above the bound {high:,}")
     return value
 
 
@@ -86,8 +92,14 @@ def hardware_options(default: str | None = "h100-sxm") -> Callable[[F], F]:
                 click.option(
                     "--catalog", type=click.Path(dir_okay=False), help="An extra TOML hardware catalog layer."
                 ),
-                click.option("--peak-tflops", help="Override every compute roof, e.g. '800' or '800 TFLOP/s'."),
-                click.option("--bandwidth", help="Override the HBM roof, e.g. '3 TB/s'."),
+                click.option(
+                    "--peak-tflops",
+                    type=Rate(parse_flop_per_s, "RATE"),
+                    help="Override every compute roof, e.g. '800' or '800 TFLOP/s'.",
+                ),
+                click.option(
+                    "--bandwidth", type=Rate(parse_bytes_per_s, "RATE"), help="Override the HBM roof, e.g. '3 TB/s'."
+                ),
             )
         ):
             fn = option(fn)
@@ -96,9 +108,11 @@ def hardware_options(default: str | None = "h100-sxm") -> Callable[[F], F]:
     return decorate
 
 
-def catalog_roofs(hardware: str, catalog: str | None, peak: str | None, bandwidth: str | None) -> Roofs:
-    """Catalog roofs with the user's overrides (--peak-tflops, --bandwidth) applied."""
+def catalog_roofs(hardware: str, catalog: str | None, peak: float | str | None, bandwidth: float | str | None) -> Roofs:
+    """Catalog roofs with the user's overrides (--peak-tflops, --bandwidth, parsed by ``Rate``) applied."""
     roofs = get_roofs(hardware, catalog)
-    return roofs.with_overrides(
-        parse_flop_per_s(peak) if peak else None, parse_bytes_per_s(bandwidth) if bandwidth else None
-    )
+    if isinstance(peak, str):
+        peak = parse_flop_per_s(peak)
+    if isinstance(bandwidth, str):
+        bandwidth = parse_bytes_per_s(bandwidth)
+    return roofs.with_overrides(peak, bandwidth)

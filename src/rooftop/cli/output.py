@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 from rich.console import Console
 
 from rooftop.cli.flags import flag
+from rooftop.cli.params import OutputFile
 from rooftop.core import artifact
 from rooftop.core.artifact import Run
+from rooftop.core.atomic import write_atomic
+from rooftop.errors import ReportError
+from rooftop.report.plot import PLOT_SUFFIXES
 from rooftop.report.tables import render_run
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -39,18 +42,18 @@ def output_options(fn: F) -> F:
     out: Any = wrapper
     out = click.option(
         "--plot",
-        type=click.Path(dir_okay=False, writable=True),
+        type=OutputFile(PLOT_SUFFIXES),
         help="Write the roofline chart as a static image (FILE.png or FILE.svg).",
     )(out)
     out = click.option(
         "--report",
-        type=click.Path(dir_okay=False, writable=True),
+        type=OutputFile(),
         help="Write a self-contained HTML report (works offline).",
     )(out)
     out = click.option(
         "--output",
         "-o",
-        type=click.Path(dir_okay=False, writable=True),
+        type=OutputFile(),
         help="Write the rooftop.run/1 JSON artifact to a file.",
     )(out)
     out = click.option(
@@ -69,24 +72,29 @@ def requested_files() -> dict[str, str | None]:
 def emit(
     run: Run, as_json: bool = False, output: str | None = None, render: Callable[[Run, Console], None] = render_run
 ) -> None:
-    """Write the artifact, report and plot where asked, then print JSON or (with no file asked) tables."""
+    """Write the artifact, report and plot where asked, then print JSON or (with no file asked) tables.
+
+    Every file is rendered first and written after (each atomically), so a failure while
+    rendering the report or the plot leaves none of them half-made.
+    """
     files = requested_files()
+    pending: list[tuple[str, str | bytes]] = []
     if output:
-        Path(output).write_text(artifact.dumps(run), encoding="utf-8")
-        click.echo(f"wrote {output}", err=True)
+        pending.append((output, artifact.dumps(run)))
     if files["report"]:
-        from rooftop.report.html import write_report
+        from rooftop.report.html import render_html
 
         with flag("--report"):
-            write_report([run], files["report"])
-        click.echo(f"wrote {files['report']}", err=True)
+            pending.append((files["report"], render_html([run])))
     if files["plot"]:
-        from rooftop.report.plot import save_plot
+        from rooftop.report.plot import render_plot
 
         with flag("--plot"):
-            save_plot([run], files["plot"])
-        click.echo(f"wrote {files['plot']}", err=True)
+            pending.append((files["plot"], render_plot([run], files["plot"])))
+    for path, data in pending:
+        write_atomic(path, data, ReportError)
+        click.echo(f"wrote {path}", err=True)
     if as_json:
         click.echo(artifact.dumps(run))
-    elif not (output or files["report"] or files["plot"]):
+    elif not pending:
         render(run, Console())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -9,6 +10,7 @@ from rich.console import Console
 
 from rooftop.cli.options import IntList
 from rooftop.cli.output import emit, output_options, requested_files
+from rooftop.cli.params import MAX_STEPS, MAX_TOKENS, OutputFile, Threads
 from rooftop.cli.roofs import THREADS_HELP
 from rooftop.core.artifact import Run
 
@@ -45,7 +47,7 @@ from rooftop.core.artifact import Run
 @click.option(
     "--prompt",
     "-p",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MAX_TOKENS),
     default=512,
     show_default=True,
     help="Prompt tokens (prefill); decode runs at this context unless --context is given.",
@@ -53,22 +55,30 @@ from rooftop.core.artifact import Run
 @click.option(
     "--context",
     "-c",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MAX_TOKENS),
     help="Cached tokens at decode (the cache is filled by an unprofiled prefill of this length).",
 )
-@click.option("--steps", type=click.IntRange(min=1), default=16, show_default=True, help="Decode steps profiled.")
-@click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True, help=THREADS_HELP)
+@click.option(
+    "--steps", type=click.IntRange(1, MAX_STEPS), default=16, show_default=True, help="Decode steps profiled."
+)
+@click.option("--threads", type=Threads(), default=1, show_default=True, help=THREADS_HELP)
 @click.option("--weights", type=click.Path(file_okay=False), help="Load real *.safetensors from this folder.")
 @click.option(
     "--trace",
     "trace_path",
-    type=click.Path(dir_okay=False),
+    type=OutputFile(),
     help="Where the torch trace goes (open it in Perfetto). Default: beside -o/--report/--plot, "
     "named after it (run.json -> run-trace.json.gz), else rooftop-trace.json.gz in the cache "
     "folder ($ROOFTOP_CACHE_DIR, default ~/.cache/rooftop). The path is printed on stderr.",
 )
 @click.option("--remeasure-roofs", is_flag=True, help="Measure quick roofs again instead of using the cache.")
 @click.option("--no-calibrate", is_flag=True, help="Do not store the fitted calibration with the roofs.")
+@click.option(
+    "--what-if",
+    "what_if",
+    is_flag=True,
+    help="Then run batch 1→8, fp32→bf16 and a chunked prompt here: predicted vs measured speed-up.",
+)
 @output_options
 def profile(
     model: str,
@@ -83,6 +93,7 @@ def profile(
     trace_path: str | None,
     remeasure_roofs: bool,
     no_calibrate: bool,
+    what_if: bool,
     as_json: bool,
     output: str | None,
 ) -> None:
@@ -103,6 +114,7 @@ def profile(
       rooftop profile -m ./my-model                      # a folder with config.json
       rooftop profile -m ./my-model --weights ./my-model # real safetensors (MoE routing realistic)
       rooftop profile --json -o profile.json
+      rooftop profile --what-if                          # how far to trust the predicted remedies
     """
     from rooftop.api.profile import ProfileRequest, default_trace_path, profile_batches
     from rooftop.report.profile import render_profile
@@ -123,7 +135,16 @@ def profile(
     )
     with console.status("profiling") as status:
         run = profile_batches(request, batch, progress=lambda m: status.update(m))
-    emit(run, as_json, output, render=render_profile)
+        if what_if and not run.identity.get("interrupted"):
+            from rooftop.api.whatif_measured import attach_measured
+
+            run = attach_measured(run, request, progress=lambda m: status.update(m))
+    render: Callable[[Run, Console], None] = render_profile
+    if what_if:
+        from rooftop.report.whatif import with_measured
+
+        render = with_measured(render_profile)
+    emit(run, as_json, output, render=render)
     _finish(run)
 
 

@@ -5,17 +5,14 @@ from __future__ import annotations
 import click
 
 from rooftop.cli.flags import flag
+from rooftop.cli.params import OutputFile
 from rooftop.core import artifact
 
 
 @click.command()
 @click.argument("artifacts", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option(
-    "--output", "-o", required=True, type=click.Path(dir_okay=False, writable=True), help="The HTML file to write."
-)
-@click.option(
-    "--plot", type=click.Path(dir_okay=False, writable=True), help="Also write the roofline as FILE.png or FILE.svg."
-)
+@click.option("--output", "-o", required=True, type=OutputFile(), help="The HTML file to write.")
+@click.option("--plot", type=OutputFile((".png", ".svg")), help="Also write the roofline as FILE.png or FILE.svg.")
 @click.option("--title", default="", help="Page title (default: models and devices).")
 def report(artifacts: tuple[str, ...], output: str, plot: str | None, title: str) -> None:
     """Draw saved runs (rooftop.run/1 JSON) into one offline HTML report.
@@ -30,14 +27,17 @@ def report(artifacts: tuple[str, ...], output: str, plot: str | None, title: str
       rooftop report before.json after.json -o both.html --plot both.png
       rooftop sweep --slo-tpot 50ms -o sweep.json && rooftop report sweep.json -o sweep.html
     """
-    from rooftop.report.html import write_report
+    from rooftop.core.atomic import write_atomic
+    from rooftop.errors import ReportError
+    from rooftop.report.html import render_html
 
     runs = [artifact.load(path) for path in artifacts]
-    write_report(runs, output, title)
-    click.echo(f"wrote {output}", err=True)
+    pending: list[tuple[str, str | bytes]] = [(output, render_html(runs, title))]
     if plot:
-        from rooftop.report.plot import save_plot
+        from rooftop.report.plot import render_plot
 
         with flag("--plot"):
-            save_plot(runs, plot, title)
-        click.echo(f"wrote {plot}", err=True)
+            pending.append((plot, render_plot(runs, plot, title)))
+    for path, data in pending:  # rendered first, then each written whole
+        write_atomic(path, data, ReportError)
+        click.echo(f"wrote {path}", err=True)

@@ -10,12 +10,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from rooftop.cli.params import Threads
+from rooftop.core.jsonenc import dumps
 from rooftop.core.roofs import Roofs
 from rooftop.units import seconds, si
 
 THREADS_HELP = (
     "CPU threads for the benchmarks (default 1: on a busy 2-core machine 2 threads made results swing 100×, "
-    "1 thread is stable)."
+    "1 thread is stable); at most the cores this machine gives rooftop."
 )
 
 
@@ -35,7 +37,7 @@ def roofs() -> None:
 @roofs.command()
 @click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True)
 @click.option("--quick", is_flag=True, help="Smaller sizes and budgets (≤ 20 s on a CPU).")
-@click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True, help=THREADS_HELP)
+@click.option("--threads", type=Threads(), default=1, show_default=True, help=THREADS_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the roofs as JSON.")
 def measure(device: str, quick: bool, threads: int, as_json: bool) -> None:
     """Measure GEMM per dtype, DRAM/HBM and L2 bandwidth and a decode GEMV; cache the result.
@@ -60,16 +62,14 @@ def measure(device: str, quick: bool, threads: int, as_json: bool) -> None:
     path = cache.save_roofs(measured, device, threads)
     click.echo(f"cached {path}", err=True)
     if as_json:
-        import json
-
-        click.echo(json.dumps(roofs_to_dict(measured), indent=1))
+        click.echo(dumps(roofs_to_dict(measured), indent=1))
     else:
         render_roofs(measured, Console())
 
 
 @roofs.command()
 @click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True)
-@click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True, help=THREADS_HELP)
+@click.option("--threads", type=Threads(), default=1, show_default=True, help=THREADS_HELP)
 def show(device: str, threads: int) -> None:
     """Show the cached roofs of this device (and their calibration, if a profile fitted one).
 

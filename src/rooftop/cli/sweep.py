@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import csv
-from pathlib import Path
+import io
+from typing import Any
 
 import click
 from rich.console import Console
@@ -11,9 +12,13 @@ from rich.console import Console
 from rooftop.api.sweep import COLUMNS, Cohort, parse_cohort, sweep
 from rooftop.cli.options import DTYPES, IntList, catalog_roofs, hardware_options
 from rooftop.cli.output import emit, output_options
+from rooftop.cli.params import MAX_TOKENS, MAX_TP, FiniteFloatRange, OutputFile
+from rooftop.cli.techniques import build, technique_options
 from rooftop.core.artifact import Run
+from rooftop.core.atomic import write_atomic
 from rooftop.core.slo import SLO
 from rooftop.core.workload import Workload
+from rooftop.errors import ReportError, WorkloadError
 from rooftop.models.presets import resolve_model
 from rooftop.units import parse_seconds
 
@@ -24,19 +29,23 @@ def _seconds(ctx: click.Context, param: click.Parameter, value: str | None) -> f
 
 def write_csv(run: Run, path: str) -> None:
     """Every cell of every cohort as CSV (raw SI numbers), with a cohort column."""
-    with Path(path).open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["cohort", *COLUMNS])
-        for result in run.results:
-            for row in result.extra["sweep"]["rows"]:
-                writer.writerow([result.workload.get("cohort", ""), *row])
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer)
+    writer.writerow(["cohort", *COLUMNS])
+    for result in run.results:
+        for row in result.extra["sweep"]["rows"]:
+            writer.writerow([result.workload.get("cohort", ""), *row])
+    write_atomic(path, buffer.getvalue(), ReportError)
 
 
 def render_sweep(run: Run, console: Console) -> None:
     """Cells at each cohort's contexts, then the findings."""
     from rooftop.report.sweep_table import render_sweep_run
+    from rooftop.report.whatif import render_result_extras
 
     render_sweep_run(run, console)
+    for result in run.results:
+        render_result_extras(result, console)
 
 
 @click.command()
@@ -60,13 +69,17 @@ def render_sweep(run: Run, console: Console) -> None:
 @click.option(
     "--prompt",
     "-p",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MAX_TOKENS),
     default=2048,
     show_default=True,
     help="Prompt tokens (TTFT = prefill time of one prompt).",
 )
 @click.option(
-    "--output-tokens", type=click.IntRange(min=1), default=256, show_default=True, help="Output tokens per request."
+    "--output-tokens",
+    type=click.IntRange(1, MAX_TOKENS),
+    default=256,
+    show_default=True,
+    help="Output tokens per request.",
 )
 @click.option(
     "--cohort",
@@ -78,7 +91,7 @@ def render_sweep(run: Run, console: Console) -> None:
 @click.option("--slo-tpot", callback=_seconds, help="Time-per-output-token objective with a unit, e.g. '50ms'.")
 @click.option(
     "--shared-prefix",
-    type=click.IntRange(min=0),
+    type=click.IntRange(0, MAX_TOKENS),
     default=0,
     show_default=True,
     help="Prompt tokens shared by every request (system prompt, tool schema): prefix-cached, KV held once.",
@@ -88,15 +101,16 @@ def render_sweep(run: Run, console: Console) -> None:
 )
 @click.option("--weight-dtype", type=click.Choice(DTYPES), help="Weights.")
 @click.option("--kv-dtype", type=click.Choice(DTYPES), help="KV cache.")
-@click.option("--tp", type=click.IntRange(min=1), default=1, show_default=True, help="Tensor-parallel degree.")
+@click.option("--tp", type=click.IntRange(1, MAX_TP), default=1, show_default=True, help="Tensor-parallel degree.")
 @click.option(
     "--memory-utilization",
-    type=click.FloatRange(0.01, 1.0),
+    type=FiniteFloatRange(0.01, 1.0),
     default=0.9,
     show_default=True,
     help="Usable share of device memory (vLLM's gpu_memory_utilization).",
 )
-@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, writable=True), help="Write every cell as CSV.")
+@click.option("--csv", "csv_path", type=OutputFile(), help="Write every cell as CSV.")
+@technique_options
 @output_options
 def sweep_command(
     model: str,
@@ -120,6 +134,7 @@ def sweep_command(
     csv_path: str | None,
     as_json: bool,
     output: str | None,
+    **flags: Any,
 ) -> None:
     """Capacity sweep: decode over batch × context, TTFT/TPOT against SLOs, goodput-optimal point.
 
@@ -135,6 +150,7 @@ def sweep_command(
       rooftop sweep -b 1-512 -c 512-32768 --slo-ttft 500ms --slo-tpot 50ms --report sweep.html
       rooftop sweep --cohort chat=1024:256 --cohort report=8192:2048 --slo-tpot 40ms
       rooftop sweep --shared-prefix 1024 --prompt 4096 --csv cells.csv
+      rooftop sweep --slo-tpot 30ms --spec-k 4 --spec-alpha 0.8 --what-if
     """
     spec = resolve_model(model)
     roofs = catalog_roofs(hardware, catalog, peak_tflops, bandwidth)
@@ -147,7 +163,11 @@ def sweep_command(
         cached_prefix=shared_prefix,
         prompt=min(g.prompt for g in groups),
     )
-    run = sweep(spec, roofs, base, batch, context, groups, SLO(slo_ttft, slo_tpot), memory_utilization)
+    slo = SLO(slo_ttft, slo_tpot)
+    techniques = build(flags, slo, groups[0].output_tokens, memory_utilization)
+    if techniques.pp or techniques.disaggregate:
+        raise WorkloadError("sweep takes --spec-k, --ep, --chunk and --what-if; use `analyze` for --pp and --rate")
+    run = sweep(spec, roofs, base, batch, context, groups, slo, memory_utilization, techniques)
     if csv_path:
         write_csv(run, csv_path)
         click.echo(f"wrote {csv_path}", err=True)

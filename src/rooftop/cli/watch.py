@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from rooftop.cli.params import OutputFile
 from rooftop.core.jsonenc import dumps
 from rooftop.errors import TelemetryError
 
@@ -38,10 +39,10 @@ def _fetcher(prometheus: str | None, selector: str, timeout_s: float):  # type: 
 @click.option("--count", type=click.IntRange(min=1), help="Stop after this many polls (default: until Ctrl-C).")
 @click.option("--once", is_flag=True, help="One snapshot, then exit (counters since the engine started).")
 @click.option("--timeout", type=float, default=5.0, show_default=True, help="Per-poll timeout (s); a hang is reported.")
-@click.option("--log", "log_path", type=click.Path(dir_okay=False), help="Append every sample and event to this JSONL.")
+@click.option("--log", "log_path", type=OutputFile(), help="Append every sample and event to this JSONL.")
 @click.option("--export", "export_addr", metavar="HOST:PORT", help="Serve rooftop_* gauges, e.g. 127.0.0.1:9109.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (one object per window; --once: one object).")
-@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the rooftop.run/1 artifact at exit.")
+@click.option("--output", "-o", type=OutputFile(), help="Write the rooftop.run/1 artifact at exit.")
 def watch(
     sources: tuple[str, ...],
     prometheus: str | None,
@@ -122,13 +123,11 @@ def _range(
     summary, result = analyse_window(window(first, last), live)
     out = snapshot_summary(last.scalars, summary)
     if output:
-        from pathlib import Path
-
         from rooftop.core import artifact
+        from rooftop.core.atomic import write_atomic
+        from rooftop.errors import ReportError
 
-        Path(output).write_text(
-            artifact.dumps(live_run("watch", [result], live, {"sources": [name]})), encoding="utf-8"
-        )
+        write_atomic(output, artifact.dumps(live_run("watch", [result], live, {"sources": [name]})), ReportError)
     click.echo(dumps(out, indent=1) if as_json else _line(out))
 
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import click
 
 from rooftop.cli.flags import flag
 from rooftop.core.artifact import Result
+from rooftop.core.atomic import write_atomic
 from rooftop.core.jsonenc import dumps
+from rooftop.errors import ReportError
 
 
 def _pct(x: float | None) -> str:
@@ -205,7 +206,7 @@ class WatchLoop:
             from rooftop.core import artifact
 
             run = live_run("watch", self.results, self.live, {"sources": self.watcher.sources})
-            Path(output).write_text(artifact.dumps(run), encoding="utf-8")
+            write_atomic(output, artifact.dumps(run), ReportError)
             click.echo(f"wrote {output}", err=True)
         if self.exporter:
             self.exporter.close()

@@ -6,7 +6,6 @@ numbers; non-finite numbers (an intensity with no bytes) are written as null.
 
 from __future__ import annotations
 
-import json
 import platform
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -14,14 +13,19 @@ from pathlib import Path
 from typing import Any
 
 from rooftop.core import jsonenc
+from rooftop.core.artifact_schema import ArtifactDoc, check_sections
 from rooftop.core.enums import Bound
 from rooftop.core.findings import Finding
 from rooftop.core.points import Phase, RooflinePoint, Source, Traffic
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, RoofKind, Roofs
+from rooftop.core.safejson import read_json
+from rooftop.core.schema import convert
 from rooftop.core.totals import Totals
 from rooftop.errors import ArtifactError
 
 SCHEMA = "rooftop.run/1"
+MAX_ARTIFACT_BYTES = 256 << 20
+TRAFFIC_KEYS = ("weight_bytes", "act_in_bytes", "act_out_bytes", "kv_read_bytes", "kv_write_bytes")
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,11 @@ class Run:
     results: tuple[Result, ...]
     identity: dict[str, Any] = field(default_factory=dict)
     extra_roofs: tuple[Roofs, ...] = ()  # e.g. measured roofs drawn beside datasheet ones
+
+
+def _nan_for_null(d: dict[str, Any]) -> dict[str, Any]:
+    """The writer's null (a non-finite number) read back as NaN, so arithmetic stays float."""
+    return {k: float("nan") if v is None else v for k, v in d.items()}
 
 
 def roofs_to_dict(roofs: Roofs) -> dict[str, Any]:
@@ -115,20 +124,8 @@ def point_to_dict(p: RooflinePoint) -> dict[str, Any]:
 
 def point_from_dict(d: dict[str, Any]) -> RooflinePoint:
     """Inverse of point_to_dict."""
-    has_split = any(
-        d.get(k) for k in ("weight_bytes", "act_in_bytes", "act_out_bytes", "kv_read_bytes", "kv_write_bytes")
-    )
-    traffic = (
-        Traffic(
-            d.get("weight_bytes", 0.0),
-            d.get("act_in_bytes", 0.0),
-            d.get("act_out_bytes", 0.0),
-            d.get("kv_read_bytes", 0.0),
-            d.get("kv_write_bytes", 0.0),
-        )
-        if has_split
-        else None
-    )
+    has_split = any(d.get(k) for k in TRAFFIC_KEYS)
+    traffic = Traffic(*(float(d.get(k) or 0.0) for k in TRAFFIC_KEYS)) if has_split else None
     return RooflinePoint(
         label=d["name"],
         op=d.get("op", ""),
@@ -192,12 +189,14 @@ def run_from_dict(data: Any, where: str = "artifact") -> Run:
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         found = data.get("schema") if isinstance(data, dict) else type(data).__name__
         raise ArtifactError(f"{where}: not a {SCHEMA} artifact (schema: {found!r})")
+    convert(data, ArtifactDoc, f"{where}: malformed {SCHEMA} artifact", ArtifactError)
+    check_sections(data, f"{where}: malformed {SCHEMA} artifact", ArtifactError)
     try:
         results = tuple(
             Result(
                 workload=r["workload"],
                 points=tuple(point_from_dict(p) for p in r["ops"]),
-                totals=Totals.from_dict(r["totals"]) if r.get("totals") else None,
+                totals=Totals.from_dict(_nan_for_null(r["totals"])) if r.get("totals") else None,
                 memory=r.get("memory", {}),
                 findings=tuple(Finding.from_dict(f) for f in r.get("findings", [])),
                 extra={k: v for k, v in r.items() if k not in ("workload", "ops", "totals", "memory", "findings")},
@@ -218,10 +217,4 @@ def run_from_dict(data: Any, where: str = "artifact") -> Run:
 def load(path: str | Path) -> Run:
     """Read an artifact file."""
     p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ArtifactError(f"{p}: cannot read: {exc.strerror}") from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ArtifactError(f"{p}: not valid JSON ({exc})") from exc
-    return run_from_dict(data, str(p))
+    return run_from_dict(read_json(p, ArtifactError, max_bytes=MAX_ARTIFACT_BYTES), str(p))

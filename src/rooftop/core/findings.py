@@ -10,10 +10,38 @@ from rooftop.core.enums import Severity
 
 @dataclass(frozen=True)
 class Remedy:
-    """One thing to change, and what it may cost elsewhere."""
+    """One thing to change, and what it may cost elsewhere.
+
+    ``lever`` names the what-if that can apply it (rooftop.api.whatif); ``predicted`` holds
+    {metric: [before, after]} once a what-if has run, with the ``assumptions`` it used.
+    """
 
     action: str
     side_effects: str
+    lever: str = ""
+    predicted: dict[str, list[Any]] = field(default_factory=dict, compare=False, hash=False)
+    assumptions: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON form (lever, predicted and assumptions only when set)."""
+        out: dict[str, Any] = {"action": self.action, "side_effects": self.side_effects}
+        if self.lever:
+            out["lever"] = self.lever
+        if self.predicted:
+            out["predicted"] = self.predicted
+            out["assumptions"] = self.assumptions
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Remedy:
+        """Inverse of to_dict."""
+        return cls(
+            data["action"],
+            data["side_effects"],
+            data.get("lever", ""),
+            dict(data.get("predicted", {})),
+            dict(data.get("assumptions", {})),
+        )
 
 
 @dataclass(frozen=True)
@@ -42,7 +70,7 @@ class Finding:
             "bottleneck": self.bottleneck,
             "evidence": self.evidence,
             "check_first": self.check_first,
-            "remedies": [{"action": r.action, "side_effects": r.side_effects} for r in self.remedies],
+            "remedies": [r.to_dict() for r in self.remedies],
         }
 
     @classmethod
@@ -54,6 +82,6 @@ class Finding:
             title=data["title"],
             bottleneck=data.get("bottleneck", ""),
             evidence=dict(data.get("evidence", {})),
-            remedies=tuple(Remedy(r["action"], r["side_effects"]) for r in data.get("remedies", [])),
+            remedies=tuple(Remedy.from_dict(r) for r in data.get("remedies", [])),
             check_first=data.get("check_first", ""),
         )

@@ -107,7 +107,9 @@ class RooflinePoint:
         return self.bytes / self.time_s if self.time_s else float("nan")
 
     def attainable_flop_per_s(self, roofs: Roofs) -> float:
-        """The roofline's ceiling at this point's intensity, for its dtype and level."""
+        """The roofline's ceiling at this point's intensity, for its dtype and level (NaN with no compute roof)."""
+        if not roofs.compute:
+            return float("nan")
         dtype = self.dtype if roofs.has_compute(self.dtype) else _fallback_dtype(roofs)
         return float(attainable(self.intensity, roofs.peak(dtype), roofs.bandwidth(self.level)))
 

@@ -5,7 +5,8 @@ positions per sequence this step) and ``past_tokens`` (cached positions it atten
 
 * prefill of a prompt of p tokens, of which ``cached_prefix`` are already in the KV cache
   (prefix caching): new = p - prefix, past = prefix.
-* decode at context c: new = 1, past = c (c cached tokens read + 1 new token).
+* decode at context c: new = 1, past = c (c cached tokens read + 1 new token);
+* a speculative verify step at context c with k draft tokens: ``decode_new`` = k + 1, past = c.
 
 ``batch``, ``prompt`` and ``context`` may be numpy arrays (broadcast together) so that one
 evaluation covers a whole grid; dtypes, phase and parallelism are scalars.
@@ -24,6 +25,7 @@ from rooftop.dtypes import dtype as lookup_dtype
 from rooftop.errors import WorkloadError
 
 ATTENTION_IMPLS = ("flash", "materialized")
+MAX_TOKENS = 1 << 24  # sequences in a batch, tokens in a prompt or context: 16,777,216
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,7 @@ class Workload:
     causal: bool = True
     cached_prefix: Any = 0
     quant_group_size: int = 128
+    decode_new: int = 1  # query tokens per sequence at decode (k + 1 for a speculative verify step)
 
     def __post_init__(self) -> None:
         if self.phase not in (Phase.PREFILL, Phase.DECODE):
@@ -58,6 +61,8 @@ class Workload:
             low = 0 if name in ("context", "cached_prefix") else 1
             if np.any(values < low):
                 raise WorkloadError(f"{name} must be ≥ {low}, got {values.min()}")
+            if np.any(values > MAX_TOKENS):  # beyond: float overflow and TTFTs of 1e30 s, not a workload
+                raise WorkloadError(f"{name} must be ≤ {MAX_TOKENS:,}, got {values.max():.4g}")
         if np.any(np.asarray(self.cached_prefix) >= np.asarray(self.prompt)):
             raise WorkloadError("cached_prefix must be shorter than the prompt")
         if self.tp < 1:
@@ -66,6 +71,8 @@ class Workload:
             raise WorkloadError(f"attention must be one of {', '.join(ATTENTION_IMPLS)}, not {self.attention!r}")
         if self.quant_group_size < 1:
             raise WorkloadError("quant_group_size must be ≥ 1")
+        if self.decode_new < 1:
+            raise WorkloadError(f"decode_new must be ≥ 1, got {self.decode_new}")
 
     @property
     def compute(self) -> str:
@@ -81,7 +88,8 @@ class Workload:
         """Query positions per sequence this step."""
         if self.phase is Phase.PREFILL:
             return np.asarray(self.prompt, dtype=np.float64) - np.asarray(self.cached_prefix, dtype=np.float64)
-        return np.ones((), dtype=np.float64)  # one token per sequence; a 0-d array keeps GEMM grids (B, 1)
+        # one token per sequence (k + 1 when verifying drafts); a 0-d array keeps GEMM grids (B, 1)
+        return np.full((), float(self.decode_new), dtype=np.float64)
 
     @property
     def past_tokens(self) -> NDArray[np.float64]:
@@ -118,7 +126,8 @@ class Workload:
         )
 
     def describe(self) -> dict[str, Any]:
-        """Plain-JSON description (scalar workloads)."""
+        """Plain-JSON description (scalar workloads); ``decode_new`` only when it is not 1."""
+        extra = {"decode_new": self.decode_new} if self.decode_new != 1 else {}
         return {
             "phase": self.phase.value,
             "batch": _plain(self.batch),
@@ -132,6 +141,7 @@ class Workload:
             "tp": self.tp,
             "attention": self.attention,
             "causal": self.causal,
+            **extra,
         }
 
 

@@ -9,20 +9,25 @@ Lookup order (later layers override earlier ones, field by field, keyed by ``id`
 
 A TOML layer holds ``[[device]]`` tables with the CSV's column names (``id``, ``name``,
 ``memory_gib``, ``hbm_bandwidth_tb_s``, ``bf16_tflops``, ``source_urls`` ...). Columns are in the
-units their names say: TB/s and TFLOP/s decimal, memory in GiB, interconnect in GB/s.
+units their names say: TB/s and TFLOP/s decimal, memory in GiB, interconnect in GB/s, and the
+per-GPU network card (``nic_gbit_s``, the scale-out NIC each GPU has in the vendor's reference
+system, per direction) in Gb/s: it becomes the ``network`` bandwidth roof (400 Gb/s = 50 GB/s).
 """
 
 from __future__ import annotations
 
 import csv
 import os
-import tomllib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+import msgspec
 
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, RoofKind, Roofs
+from rooftop.core.safejson import read_toml
+from rooftop.core.schema import ShortText, convert
 from rooftop.errors import CatalogError, did_you_mean
 from rooftop.units import GIB, GIGA, TERA
 
@@ -45,6 +50,7 @@ NUMERIC_COLUMNS = (
     "interconnect_gb_s",
     "l2_bandwidth_tb_s",
     "tdp_w",
+    "nic_gbit_s",
 )
 
 
@@ -92,6 +98,15 @@ class Entry:
                     f"{source} (interconnect_gb_s={link:g}, {direction or 'direction not stated'}; per direction)",
                 )
             )
+        if (nic := self.number("nic_gbit_s")) is not None:
+            memory.append(
+                MemoryRoof(
+                    "network",
+                    nic * GIGA / 8,
+                    kind,
+                    f"{self.fields.get('nic_source', '') or source} (nic_gbit_s={nic:g} per GPU, per direction)",
+                )
+            )
         capacity = self.number("memory_gib")
         return Roofs(
             name=self.id,
@@ -112,27 +127,36 @@ def _package_rows() -> list[dict[str, str]]:
     return list(csv.DictReader(text.splitlines()))
 
 
+# column -> greatest accepted value, in the column's unit; every number is finite and > 0
+# (leave a column out when the device has no such roof). Bounds are ~1,000x today's largest.
+BOUNDS = {
+    **dict.fromkeys(COMPUTE_COLUMNS, 1e6),  # TFLOP/s
+    "memory_gib": 1e6,
+    "hbm_bandwidth_tb_s": 1e4,
+    "l2_cache_mib": 1e6,
+    "interconnect_gb_s": 1e6,
+    "l2_bandwidth_tb_s": 1e5,
+    "tdp_w": 1e6,
+}
+Device = msgspec.defstruct(
+    "Device",
+    [
+        ("id", Annotated[str, msgspec.Meta(min_length=1, max_length=64)]),
+        *((c, Annotated[float, msgspec.Meta(gt=0.0, le=high)] | None, None) for c, high in BOUNDS.items()),
+        *((c, ShortText | None, None) for c in ("name", "vendor", "source_urls", "notes", "interconnect_direction")),
+    ],
+    forbid_unknown_fields=False,
+)
+Layer = msgspec.defstruct("Layer", [("device", list[Device], [])], forbid_unknown_fields=False)  # type: ignore[valid-type]
+
+
 def _toml_rows(path: Path) -> list[dict[str, str]]:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CatalogError(f"{path}: cannot read hardware catalog: {exc}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise CatalogError(f"{path}: not valid TOML: {exc}") from exc
+    data = read_toml(path, CatalogError)
     devices = data.get("device", [])
     if not isinstance(devices, list) or not all(isinstance(d, dict) and "id" in d for d in devices):
         raise CatalogError(f"{path}: expected [[device]] tables, each with an id")
-    rows = []
-    for device in devices:
-        row = {k: str(v) for k, v in device.items()}
-        for column in NUMERIC_COLUMNS:
-            if column in row:
-                try:
-                    float(row[column])
-                except ValueError as exc:
-                    raise CatalogError(f"{path}: {row['id']}.{column} is not a number: {row[column]!r}") from exc
-        rows.append(row)
-    return rows
+    convert(data, Layer, str(path), CatalogError)
+    return [{k: str(v) for k, v in device.items()} for device in devices]
 
 
 def layer_paths(extra: str | Path | None = None) -> list[Path]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rooftop.core.artifact import roofs_from_dict, roofs_to_dict
+from rooftop.core.atomic import write_atomic
 from rooftop.core.roofs import Roofs
 from rooftop.errors import ArtifactError
 from rooftop.measure.identity import cpu_identity
@@ -70,7 +71,7 @@ def save_roofs(roofs: Roofs, device: str, threads: int) -> Path:
     """Write ``roofs`` (dropping any calibration fitted against older roofs)."""
     path = cache_path(device, threads)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"schema": SCHEMA, "roofs": roofs_to_dict(roofs)}, indent=1), encoding="utf-8")
+    write_atomic(path, json.dumps({"schema": SCHEMA, "roofs": roofs_to_dict(roofs)}, indent=1), ArtifactError)
     return path
 
 
@@ -87,5 +88,5 @@ def save_calibration(calibration: dict[str, Any], device: str, threads: int) -> 
     if data is None:
         raise ArtifactError(f"no cached roofs at {path} to calibrate against; run `rooftop roofs measure` first")
     data["calibration"] = calibration
-    path.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    write_atomic(path, json.dumps(data, indent=1), ArtifactError)
     return path

@@ -27,13 +27,11 @@ from rooftop.core.roofs import Roofs
 from rooftop.measure import decode_model
 
 SCHEMA = "rooftop.calibration/1"
-# analytic operator label -> the class a profile measures it as
-ANALYTIC_CLASS = {"attn_score": "attention", "softmax": "attention", "attn_value": "attention"}
 
 
 def op_class(label: str) -> str:
     """The measured class an analytic operator belongs to."""
-    return ANALYTIC_CLASS.get(label, label)
+    return decode_model.measured_class(label)
 
 
 def _regime(bound: str) -> str:

@@ -44,7 +44,13 @@ FRESH_PAGES_BYTES = 32 * 2**20  # glibc DEFAULT_MMAP_THRESHOLD_MAX on 64-bit
 GEMV_MAX_TOKENS = 2  # first guess of the route: ≤ 2 rows as GEMVs, then refined by the fit
 OUTLIER_FACTOR, OUTLIER_MIN = 2.5, 0.10
 OWN_FIT = ("attention",)  # classes with their own linear fit; smaller ones go to the residual
-ATTENTION_PARTS = {"attn_score": "attention", "softmax": "attention", "attn_value": "attention"}
+# score, softmax and value of every window kind (``attn_score``, ``attn_score_swa``, ``softmax_chunk``…)
+ATTENTION_PARTS = ("attn_score", "softmax", "attn_value")
+
+
+def measured_class(label: str) -> str:
+    """The class a profile measures an analytic operator as: attention parts are one class."""
+    return "attention" if label.split("_swa")[0].split("_chunk")[0] in ATTENTION_PARTS else label
 
 
 @dataclass(frozen=True)
@@ -64,7 +70,7 @@ def features(points: Sequence[RooflinePoint], peak_flop_per_s: float, bytes_per_
     tokens = 1.0
     for p in points:
         tokens = float(p.provenance.get("workload", {}).get("batch", tokens))
-        cls = ATTENTION_PARTS.get(p.label, p.label)
+        cls = measured_class(p.label)
         e = classes.setdefault(cls, {"weight_s": 0.0, "bytes_s": 0.0, "flops_s": 0.0, "gemm": 0.0})
         e["weight_s"] += (p.traffic.weight_bytes if p.traffic else 0.0) / bytes_per_s
         e["bytes_s"] += p.bytes / bytes_per_s
@@ -72,8 +78,8 @@ def features(points: Sequence[RooflinePoint], peak_flop_per_s: float, bytes_per_
         e["gemm"] = max(e["gemm"], 1.0 if p.op == "gemm" else 0.0)
         kv = p.traffic.kv_read_bytes if p.traffic else 0.0
         kv_bytes += kv
-        if p.label == "attn_score" and p.count:  # K of every layer: one K tensor per layer
-            per_tensor = kv / p.count
+        if p.label.startswith("attn_score") and p.count:  # K of every layer: one K tensor per layer
+            per_tensor = max(per_tensor, kv / p.count)
     for e in classes.values():
         e["tokens"] = tokens
     fresh = kv_bytes if per_tensor >= FRESH_PAGES_BYTES else 0.0

@@ -8,12 +8,13 @@ Never ``trust_remote_code``: a config that needs remote code is refused.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rooftop.core.safejson import read_json
 from rooftop.errors import MeasurementError, SpecError
+from rooftop.models.config_schema import check_config
 
 TORCH_DTYPES = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}
 
@@ -36,15 +37,10 @@ def read_config(path_or_dict: str | Path | dict[str, Any]) -> dict[str, Any]:
     path = Path(path_or_dict)
     if path.is_dir():
         path = path / "config.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise SpecError(f"{path}: cannot read: {exc.strerror}") from exc
-    except json.JSONDecodeError as exc:
-        raise SpecError(f"{path}: not valid JSON ({exc})") from exc
+    data = read_json(path, SpecError)
     if not isinstance(data, dict):
         raise SpecError(f"{path}: a config.json must hold an object")
-    return data
+    return check_config(data, str(path))
 
 
 def torch_dtype(name: str) -> Any:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rooftop.core.atomic import atomic_path
 from rooftop.errors import MeasurementError
 from rooftop.measure.attribution import MOD, STEP, StepProfile, attribute
 from rooftop.measure.model import BuiltModel
@@ -231,7 +232,7 @@ def save_trace(prof: Any, path: Path) -> dict[str, Any]:
     prof.export_chrome_trace(str(raw))
     data: dict[str, Any] = json.loads(raw.read_text(encoding="utf-8"))
     if path.suffix == ".gz":
-        with gzip.open(path, "wt", encoding="utf-8") as f:
+        with atomic_path(path, MeasurementError) as tmp, gzip.open(tmp, "wt", encoding="utf-8") as f:
             json.dump(data, f)
         raw.unlink()
     return data

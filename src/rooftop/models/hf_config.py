@@ -11,11 +11,12 @@ counted in the parameters and the language model is analysed.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from rooftop.core.safejson import read_json
 from rooftop.errors import SpecError
+from rooftop.models.config_schema import check_config
 from rooftop.models.families import FAMILIES, LLAMA, count_field, layer_kinds, nemotron_pattern, refusal
 from rooftop.models.mixers import LinearAttention, StateSpace
 from rooftop.models.spec import MLA, ModelSpec, MoE
@@ -71,6 +72,7 @@ def spec_from_config(config: Any, name: str, where: str = "config.json") -> Mode
     """Build a ModelSpec from a parsed config.json dict. ``where`` names the input in errors."""
     if not isinstance(config, dict):
         raise SpecError(f"{where}: expected a JSON object, got {type(config).__name__}")
+    config = check_config(config, where)
     if config.get("is_encoder_decoder"):
         raise SpecError(f"{where}: field 'is_encoder_decoder' is true; rooftop models decoder-only transformers")
     top = config
@@ -298,11 +300,6 @@ def load_config_file(path: str | Path) -> ModelSpec:
         p = p / "config.json"
     if not p.is_file():
         raise SpecError(f"{p}: no such config.json")
-    try:
-        config = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(f"{p}: cannot read: {exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise SpecError(f"{p}: not valid JSON (line {exc.lineno}: {exc.msg})") from exc
+    config = read_json(p, SpecError)
     name = p.parent.name if p.name == "config.json" else p.stem
     return spec_from_config(config, name=name or "model", where=str(p))

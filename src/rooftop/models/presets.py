@@ -12,7 +12,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from rooftop.core.safejson import read_json
 from rooftop.errors import SpecError, did_you_mean
+from rooftop.models.config_schema import check_config
 from rooftop.models.hf_config import load_config_file, spec_from_config
 from rooftop.models.spec import ModelSpec
 
@@ -53,10 +55,7 @@ def config_dict(name_or_path: str) -> dict[str, Any]:
         path = path / "config.json"
     if not path.exists():
         resolve_model(name_or_path)  # raises with "did you mean"
-    try:
-        loaded = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise SpecError(f"{path}: cannot read config.json ({exc})") from exc
+    loaded = read_json(path, SpecError)
     if not isinstance(loaded, dict):
         raise SpecError(f"{path}: a config.json must hold an object")
-    return loaded
+    return check_config(loaded, str(path))

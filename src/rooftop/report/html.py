@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from rooftop.core.artifact import Result, Run
+from rooftop.core.atomic import write_atomic
 from rooftop.core.findings import Finding
 from rooftop.core.roofs import Roofs
 from rooftop.errors import ReportError
@@ -329,9 +330,4 @@ def render_html(runs: Sequence[Run], title: str = "") -> str:
 
 def write_report(runs: Sequence[Run], path: str | Path, title: str = "") -> Path:
     """Write the report of ``runs`` to ``path``."""
-    target = Path(path)
-    try:
-        target.write_text(render_html(runs, title), encoding="utf-8")
-    except OSError as exc:
-        raise ReportError(f"{target}: cannot write: {exc.strerror}") from exc
-    return target
+    return write_atomic(path, render_html(runs, title), ReportError)

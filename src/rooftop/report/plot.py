@@ -8,11 +8,13 @@ here only, lazily, and never through pyplot (no global figure state, no window).
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rooftop.core.artifact import Run
+from rooftop.core.atomic import write_atomic
 from rooftop.errors import ReportError
 from rooftop.report.chart import PHASE_COLOURS, ROOF_DASH, SOURCE_MARKERS, Chart, build_chart
 
@@ -20,8 +22,18 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 FORMATS = ("png", "svg")
+PLOT_SUFFIXES = tuple(f".{f}" for f in FORMATS)
 SIZE_IN = (10.0, 6.5)
 DPI = 100  # a saved PNG is SIZE_IN × DPI = 1000 × 650 pixels
+
+
+def plain(text: str) -> str:
+    """``text`` as matplotlib draws it literally: every ``$`` escaped, so no mathtext is parsed.
+
+    Names come from users (a model folder ``$x^$``, a ``--title``, a catalog device); unescaped,
+    matplotlib reads ``$...$`` as TeX and a malformed one raises while saving the figure.
+    """
+    return text.replace("$", r"\$")
 
 
 def figure_from_chart(chart: Chart) -> Figure:
@@ -36,13 +48,22 @@ def figure_from_chart(chart: Chart) -> Figure:
     ax.set_xlim(*chart.x_range)
     ax.set_ylim(*chart.y_range)
     for line in chart.roofs:
-        ax.plot(line.xs, line.ys, linestyle=ROOF_DASH[line.kind][0], color=line.colour, linewidth=1.4, label=line.label)
+        ax.plot(
+            line.xs,
+            line.ys,
+            linestyle=ROOF_DASH[line.kind][0],
+            color=line.colour,
+            linewidth=1.4,
+            label=plain(line.label),
+        )
         if line.family == "compute":
-            ax.annotate(line.label, (line.xs[1], line.ys[1]), fontsize=7, ha="right", va="bottom", color=line.colour)
+            ax.annotate(
+                plain(line.label), (line.xs[1], line.ys[1]), fontsize=7, ha="right", va="bottom", color=line.colour
+            )
         else:
             x_text = line.xs[0] * 1.6
             ax.annotate(
-                line.label,
+                plain(line.label),
                 (x_text, line.ys[0] * 1.6 * 1.25),
                 fontsize=7,
                 ha="left",
@@ -72,7 +93,7 @@ def figure_from_chart(chart: Chart) -> Figure:
         )
     ax.set_xlabel("arithmetic intensity (FLOP per HBM byte)")
     ax.set_ylabel("performance (FLOP/s)")
-    ax.set_title(chart.title, fontsize=10)
+    ax.set_title(plain(chart.title), fontsize=10)
     ax.grid(True, which="major", alpha=0.3)
     handles = [
         Line2D([], [], color=c, marker="o", linestyle="none", label=ph)
@@ -98,8 +119,8 @@ def roofline_figure(runs: Sequence[Run], title: str = "") -> Figure:
     return figure_from_chart(build_chart(runs, title))
 
 
-def save_plot(runs: Sequence[Run], path: str | Path, title: str = "") -> Path:
-    """Save the roofline of ``runs`` to ``path``; the format (png or svg) comes from the suffix."""
+def render_plot(runs: Sequence[Run], path: str | Path, title: str = "") -> bytes:
+    """The roofline of ``runs`` as PNG or SVG bytes; the format comes from ``path``'s suffix."""
     target = Path(path)
     fmt = target.suffix.lower().lstrip(".")
     if fmt not in FORMATS:
@@ -108,5 +129,11 @@ def save_plot(runs: Sequence[Run], path: str | Path, title: str = "") -> Path:
         import matplotlib  # noqa: F401
     except ImportError:
         raise ReportError("plots need matplotlib: pip install 'rooftop[report]'") from None
-    roofline_figure(runs, title).savefig(target, format=fmt)
-    return target
+    buffer = io.BytesIO()
+    roofline_figure(runs, title).savefig(buffer, format=fmt)
+    return buffer.getvalue()
+
+
+def save_plot(runs: Sequence[Run], path: str | Path, title: str = "") -> Path:
+    """Save the roofline of ``runs`` to ``path`` (written whole or not at all)."""
+    return write_atomic(path, render_plot(runs, path, title), ReportError)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from rich.console import Console, Group
 from rich.markup import escape
@@ -102,6 +103,25 @@ def memory_rows(result: Result) -> list[tuple[str, str]]:
     ]
 
 
+def tokens_text(x: float) -> str:
+    """Tokens/s: whole numbers with separators from 100 up, three digits below."""
+    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+
+
+def predicted_line(predicted: dict[str, list[Any]]) -> str:
+    """'TTFT 33.0 ms → 33.0 ms · TPOT 4.56 ms → 1.65 ms · tokens/s 219 → 606 · fits'."""
+    parts = []
+    for key, label in (("ttft_s", "TTFT"), ("tpot_s", "TPOT")):
+        before, after = predicted[key]
+        if before != after:
+            parts.append(f"{label} {seconds(before)} → {seconds(after)}")
+    before, after = predicted["tokens_per_s_per_gpu"]
+    parts.append(f"tokens/s/GPU {tokens_text(before)} → {tokens_text(after)}")
+    fits = predicted.get("fits", [True, True])
+    parts.append("fits" if fits[1] else "does not fit")
+    return " · ".join(parts)
+
+
 def findings_group(findings: Sequence[Finding]) -> Group:
     """Findings with their first check, remedies and side effects."""
     parts = []
@@ -114,6 +134,8 @@ def findings_group(findings: Sequence[Finding]) -> Group:
         for r in f.remedies:
             text.append(f"  → {r.action}\n")
             text.append(f"    side effects: {r.side_effects}\n", style="dim")
+            if r.predicted:
+                text.append(f"    predicted: {predicted_line(r.predicted)}\n", style="green")
         parts.append(text)
     return Group(*parts)
 

@@ -7,17 +7,22 @@ per token (about one token each for common tokenizers).
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+import msgspec
 import numpy as np
 
+from rooftop.core.safejson import loads_json, read_bounded
+from rooftop.core.schema import convert
 from rooftop.errors import WorkloadError
 
 FIRST_ID, LAST_ID = 100, 500  # inside any real vocabulary, clear of special tokens
+MAX_LEN = 1 << 24  # prompt or output tokens of one request: 16,777,216
+MAX_DATASET_BYTES = 1 << 30
+MAX_PROMPT_CHARS = 1 << 26  # one prompt's text: 64 Mi characters
 WORDS = ("the", "a", "of", "to", "and", "in", "is", "it", "on", "for")
 
 
@@ -55,6 +60,8 @@ def parse_lengths(text: str, name: str) -> Lengths:
         raise WorkloadError(f"{name} {t!r}: expected N, MEAN:STDDEV or LOW-HIGH")
     if value.mean < 1 or (value.high and value.low < 1):
         raise WorkloadError(f"{name} {t!r}: lengths must be ≥ 1")
+    if max(value.mean, value.high) > MAX_LEN or value.stddev > MAX_LEN:
+        raise WorkloadError(f"{name} {t!r}: lengths must be at most {MAX_LEN:,}")
     return value
 
 
@@ -81,36 +88,53 @@ def synthetic(n: int, prompt: Lengths, output: Lengths, chat: bool = False, seed
     return out
 
 
+class Message(msgspec.Struct, forbid_unknown_fields=False):
+    """One chat message of a dataset row."""
+
+    role: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+    content: str | list[dict[str, Any]]
+
+
+class Row(msgspec.Struct, forbid_unknown_fields=False):
+    """One dataset line: a prompt text or chat messages, and optionally its output budget."""
+
+    prompt: str | None = None
+    messages: Annotated[list[Message], msgspec.Meta(min_length=1)] | None = None
+    output_len: Annotated[int, msgspec.Meta(ge=1, le=MAX_LEN)] | None = None
+
+
+def read_rows(path: str | Path) -> list[tuple[dict[str, Any], Row]]:
+    """Every non-blank line of a JSONL dataset, decoded, bounded and typed; errors name file:line."""
+    p = Path(path)
+    text = read_bounded(p, WorkloadError, MAX_DATASET_BYTES)
+    rows = []
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        raw = loads_json(line, f"{p}:{i}", WorkloadError, max_string=MAX_PROMPT_CHARS)
+        if not isinstance(raw, dict) or (raw.get("prompt") is None) == (raw.get("messages") is None):
+            raise WorkloadError(f"{p}:{i}: expected an object with 'prompt' (text) or 'messages' (a list), not both")
+        rows.append((raw, convert(raw, Row, f"{p}:{i}", WorkloadError)))
+    if not rows:
+        raise WorkloadError(f"{p}: empty dataset")
+    return rows
+
+
 def dataset(path: str | Path, n: int, output: Lengths, chat: bool = False, seed: int = 0) -> list[Request]:
     """``n`` requests from a JSONL file of {"prompt": str} or {"messages": [...]} (optional "output_len").
 
     Lines are reused in order when the file has fewer than ``n``.
     """
-    p = Path(path)
-    try:
-        lines = [ln for ln in p.read_text(encoding="utf-8").splitlines() if ln.strip()]
-    except OSError as exc:
-        raise WorkloadError(f"{p}: cannot read dataset: {exc.strerror}") from exc
-    rows: list[dict[str, Any]] = []
-    for i, line in enumerate(lines, 1):
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            raise WorkloadError(f"{p}:{i}: not JSON") from None
-        if not isinstance(row, dict) or not isinstance(row.get("prompt", row.get("messages")), str | list):
-            raise WorkloadError(f"{p}:{i}: expected an object with 'prompt' (text) or 'messages'")
-        rows.append(row)
-    if not rows:
-        raise WorkloadError(f"{p}: empty dataset")
+    rows = read_rows(path)
     budgets = output.draw(n, np.random.default_rng(seed))
     out = []
     for i in range(n):
-        row = rows[i % len(rows)]
-        o_len = int(row.get("output_len", budgets[i]))
-        if "messages" in row:
-            out.append(Request(list(row["messages"]), o_len))
+        raw, row = rows[i % len(rows)]
+        o_len = row.output_len or budgets[i]
+        if row.messages is not None:
+            out.append(Request(list(raw["messages"]), o_len))
         elif chat:
-            out.append(Request([{"role": "user", "content": str(row["prompt"])}], o_len))
+            out.append(Request([{"role": "user", "content": str(row.prompt)}], o_len))
         else:
-            out.append(Request(str(row["prompt"]), o_len))
+            out.append(Request(str(row.prompt), o_len))
     return out
