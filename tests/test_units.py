@@ -38,6 +38,12 @@ def test_formatting():
     assert gib(80 * GIB) == "80.00 GiB"
 
 
+def test_a_value_that_rounds_up_takes_the_next_prefix():
+    # issue 10: '1e+03 G' and '1e+03 µs' in tables; 999.5 G at 3 digits is 1 T
+    assert si(9.995e14, "FLOP/s") == "1 PFLOP/s" and si(999.4e12, "FLOP/s") == "999 TFLOP/s"
+    assert seconds(0.0009997) == "1 ms" and seconds(0.0009994) == "999 µs"
+
+
 @pytest.mark.parametrize("text", ["0", "-1", "1e400", "0 GB/s", "1e19 B/s"])
 def test_bandwidth_must_be_finite_positive_bounded(text):
     with pytest.raises(WorkloadError, match="must be a finite number > 0"):

@@ -85,8 +85,9 @@ def si(value: float, unit: str, digits: int = 3) -> str:
         return "—"
     if value == 0:
         return f"0 {unit}"
+    rounds_up = 1 - 5 * 10.0 ** -(digits + 1)  # 999.5 G prints as 1 T, never '1e+03 G'
     for prefix, scale in (("P", PETA), ("T", TERA), ("G", GIGA), ("M", MEGA), ("k", KILO)):
-        if abs(value) >= scale:
+        if abs(value) >= scale * rounds_up:
             return f"{value / scale:.{digits}g} {prefix}{unit}"
     if abs(value) < 1 and unit == "s":
         return seconds(value)
@@ -98,7 +99,7 @@ def seconds(value: float) -> str:
     if value != value:
         return "—"
     for suffix, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
-        if abs(value) >= scale:
+        if abs(value) >= scale * (1 - 5e-4):  # 999.7 µs prints as 1 ms, never '1e+03 µs'
             return f"{value / scale:.3g} {suffix}"
     return "0 s"
 

@@ -68,24 +68,29 @@ def test_chat_dataset_and_human_table(stub: StubServer, tmp_path) -> None:
         "bench", stub.url, "--chat", "--dataset", str(data), "--requests", "4", "--output-len", "5", "--rate", "inf"
     )
     assert proc.returncode == 0, proc.stderr
-    header, row = proc.stdout.splitlines()
+    header, row, *notes = proc.stdout.splitlines()
     assert header.startswith("rate req/s") and "goodput" in header
+    assert notes[0].startswith("inf req/s: sends left")  # the send lateness under the table (issue 10)
     assert row.split()[0] == "inf" and row.split()[1] == "4/0"  # 4 done, 0 failed
     # dataset rows alternate: 5, 2, 5, 2 output tokens; the stub streams exactly max_tokens
     assert stub.requests == 4
 
 
-def test_failures_are_counted_not_raised() -> None:
+def test_failures_are_counted_then_the_run_fails(stub: StubServer) -> None:
+    # issue 10: with --served-model and every request failing, bench ended "0/3 done", exit 0, no reason
+    stub.mode = "hang"
     proc = run_cli(
-        "bench", "http://127.0.0.1:9", "--served-model", "m", "--requests", "3", "--rate", "inf", "--no-scrape",
-        "--slo-ttft", "1s", "--json",
+        "bench", stub.url, "--served-model", "m", "--requests", "3", "--rate", "inf", "--no-scrape",
+        "--slo-ttft", "1s", "--timeout", "0.5", "--json",
     )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1
     s = json.loads(proc.stdout)
     assert s["requests"] == 3 and s["failed"] == 3 and s["completed"] == 0
     assert s["goodput_rps"] == 0.0 and s["ttft_s"]["p50"] is None  # failures are no latency, and never good
     assert s["rate"] == "inf"  # strict JSON: no Infinity literal
-    assert s["errors"] == {"unreachable": 3}
+    (kind,) = s["errors"]
+    assert s["errors"][kind] == 3
+    assert proc.stderr.strip().splitlines()[-1].startswith("rooftop: error: every request failed (3 of 3); first: ")
 
 
 @pytest.mark.parametrize(
@@ -103,9 +108,13 @@ def test_bad_options_are_one_line_errors(args: tuple[str, ...], message: str) ->
     assert "Traceback" not in proc.stderr
 
 
-def test_served_model_discovery_failure_is_one_line() -> None:
-    proc = run_cli("bench", "http://127.0.0.1:9", "--requests", "1")
-    assert proc.returncode == 2 and "pass --served-model" in proc.stderr
+def test_nothing_listening_is_cannot_connect() -> None:
+    # issue 10: it said "cannot list served models; pass --served-model", or ran 0/3 with --served-model
+    for extra in ((), ("--served-model", "m")):
+        proc = run_cli("bench", "http://127.0.0.1:9", "--requests", "1", *extra)
+        assert proc.returncode == 2 and proc.stderr.strip() == (
+            "rooftop: error: cannot connect to http://127.0.0.1:9 (Connection refused): is the server running?"
+        )
 
 
 def test_rates_parsing() -> None:

@@ -17,6 +17,10 @@ def test_hardware_show_sources():
 def test_models_list_and_show(tmp_path):
     p = run_cli("models", "list")
     assert p.returncode == 0 and "8,030,261,248" in p.stdout
-    p = run_cli("models", "show", "deepseek-v3")
+    p = run_cli("models", "show", "deepseek-v3", "--json")
     data = json.loads(p.stdout)
     assert data["mla"]["kv_lora_rank"] == 512 and data["moe"]["experts"] == 256
+    # issue 10: `models show` printed JSON while `hardware show` printed a table; both are tables now
+    table = run_cli("models", "show", "deepseek-v3").stdout
+    assert table.startswith("deepseek-v3 — 671 G parameters") and "mla kv lora rank" in table
+    assert "params" in table and "671,026,419,200 (671 G)" in table and "source: deepseek-ai/DeepSeek-V3" in table

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from tests.conftest import data_path, run_cli
 
@@ -114,3 +115,39 @@ def test_no_kernels_is_one_line_exit_2(tmp_path) -> None:
 def test_overrides_need_hardware() -> None:
     proc = run_cli("import", str(data_path("hta-traces", "triton_example.json.gz")), "--bandwidth", "3 TB/s")
     assert proc.returncode == 2 and "pass --hardware too" in proc.stderr
+
+
+def test_jobs_reads_ranks_in_parallel_with_the_same_result(tmp_path) -> None:
+    for name in ("sampled_rank-0.json.gz", "a100x8_rank3_control.json.gz", "alexnet_a100.json.gz"):
+        (tmp_path / name).write_bytes(data_path("hta-traces", name).read_bytes())
+    (tmp_path / "broken.json").write_text('{"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1, "dur": 2}')
+    one = run_cli("import", str(tmp_path), "--json")
+    three = run_cli("import", str(tmp_path), "--json", "--jobs", "3")
+    assert one.returncode == 0 and three.returncode == 0, three.stderr
+    a, b = json.loads(one.stdout), json.loads(three.stdout)
+    for doc in (a, b):
+        doc["identity"].pop("created", None)
+        doc["identity"].pop("command_line", None)  # the command as typed: --jobs differs
+    assert a == b  # same results, same order (folder order), the broken file skipped by both
+    kernels = {Path(r["workload"]["file"]).name: r["timeline"]["kernels"] for r in b["results"]}
+    assert kernels["sampled_rank-0.json.gz"] == 1154 and kernels["a100x8_rank3_control.json.gz"] == 8568
+    assert list(kernels) == sorted(kernels) and len(kernels) == 3
+    assert "broken.json" in b["identity"]["skipped_files"]
+
+
+def test_json_import_starts_without_rich_or_the_analytic_engine() -> None:
+    # start-up imports cut for the cold start (benchmarks/bench_cold_start.py): a --json run into a pipe
+    proc = run_cli(
+        "import", str(data_path("hta-traces", "triton_example.json.gz")), "--json", env={"PYTHONPROFILEIMPORTTIME": "1"}
+    )
+    assert proc.returncode == 0, proc.stderr[-500:]
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    assert "rooftop.ingest.kineto" in loaded  # the reader did load
+    assert not {m for m in loaded if m.split(".")[0] == "rich"} and "rooftop.analytic.engine" not in loaded
+
+
+def test_api_analyze_default_matches_the_analytic_one() -> None:
+    from rooftop.analytic.memory import DEFAULT_MEMORY_UTILIZATION as analytic
+    from rooftop.api.analyze import DEFAULT_MEMORY_UTILIZATION as api
+
+    assert api == analytic == 0.9

@@ -17,9 +17,10 @@ def test_emit_json(capsys):
     assert json.loads(capsys.readouterr().out)["schema"] == "rooftop.run/1"
 
 
-def test_emit_file_only(tmp_path, capsys):
+def test_emit_file_keeps_the_tables(tmp_path, capsys):
     out = tmp_path / "r.json"
     emit(run(), output=str(out))
     captured = capsys.readouterr()
-    assert captured.out == "" and "wrote" in captured.err
+    # issue 10: -o used to hide the tables; files never hide the terminal output now (--quiet does)
+    assert "time per output token" in captured.out and "wrote" in captured.err
     assert json.loads(out.read_text())["results"][0]["workload"]["model"] == "gpt2"

@@ -26,7 +26,9 @@ def test_analyze_takes_report_and_plot(tmp_path: Path) -> None:
     proc = run_cli("analyze", "--phase", "decode", "--batch", "1,64", "--report", str(report), "--plot", str(plot))
     assert proc.returncode == 0, proc.stderr
     assert report.read_text().startswith("<!DOCTYPE html>") and plot.read_bytes()[:4] == b"\x89PNG"
-    assert "Traceback" not in proc.stderr and proc.stdout == ""  # files asked: no tables
+    assert "Traceback" not in proc.stderr and "time per output token" in proc.stdout  # files never hide tables
+    quiet = run_cli("analyze", "--phase", "decode", "--report", str(report), "--quiet")
+    assert quiet.returncode == 0 and quiet.stdout == "" and "wrote" in quiet.stderr
 
 
 def test_sweep_acceptance_json_and_csv(tmp_path: Path) -> None:

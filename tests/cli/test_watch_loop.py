@@ -56,7 +56,7 @@ def test_table_shows_sources_and_failures() -> None:
     console = Console(width=250, record=True)
     console.print(_table({"http://e:8000/metrics": summary()}, {"http://f:8000/metrics": "unreachable (refused)"}))
     text = console.export_text()
-    assert "1,234.5" in text and "42.5 / 200.0 ms" in text and "87.5%" in text
+    assert "1,234.5" in text and "42.5 ms / 200 ms" in text and "87.5%" in text
     assert "down" in text and "unreachable (refused)" in text
 
 
@@ -84,7 +84,8 @@ def test_run_plain_lines_and_errors_on_stderr(capsys: pytest.CaptureFixture[str]
     captured = capsys.readouterr()
     (line,) = captured.out.splitlines()
     assert line.startswith("e [vllm] prefill 100.0 tok/s, decode 50.0 tok/s")
-    assert captured.err.count("rooftop: down: error down: unreachable (refused)") == 2  # reported, loop goes on
+    # reported, the loop goes on; the source named once (issue 10: "rooftop: down: error down: unreachable")
+    assert captured.err.count("rooftop: down: error: unreachable (refused)\n") == 2
     assert loop.errors == {"down": "down: unreachable (refused)"}
 
 

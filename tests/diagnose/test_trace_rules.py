@@ -33,6 +33,9 @@ def test_idle_gaps() -> None:
     assert f.code == "gpu-idle" and f.severity == "critical" and "host runs CPU ops" in f.title
     assert trace_idle_gaps(ev(tl(idle_s=0.2))) == []  # 20 % < 25 %
     assert trace_idle_gaps(ev()) == []
+    # issue 10: a 10.9 s gap read "largest gap 1.09e+04 ms"
+    (long,) = trace_idle_gaps(ev(tl(span_s=20.0, idle_s=15.0, largest_gap_s=10.9)))
+    assert "largest gap 10.9 s" in long.title and "e+" not in long.title
 
 
 def test_launch_overhead() -> None:

@@ -36,7 +36,8 @@ def test_llama2_70b_fp16_decode_batch1_seed_001():
     assert t.bound == "memory:weights"
     assert t.mbu == pytest.approx(1.0, abs=0.01)
     assert t.mfu < 0.005  # 2 x 69e9 / 41 ms = 3.4 TFLOP/s of 989: 0.35 %
-    assert {f.code for f in result.findings} == {"decode-weight-bound"}
+    # 138 GB of weights do not fit one 80 GB H100: issue 10 asks for the critical finding beside the roofline
+    assert [f.code for f in result.findings] == ["does-not-fit", "decode-weight-bound"]
 
 
 @pytest.mark.parametrize(

@@ -48,7 +48,8 @@ def test_analyze_report_loads_cleanly_and_draws_every_op(tmp_path: Path) -> None
         errors = console_errors(driver)
     assert fetched == 0  # nothing loaded from anywhere: the page is self-contained
     assert errors == []
-    assert drawn["ops"] == expected_ops
+    # embed, kv_append (no FLOPs) and softmax (no HBM bytes) are listed under the chart, not drawn (issue 10)
+    assert drawn["ops"] == expected_ops - 2 * 3 == 28
     assert drawn["ridge"] == 5  # one ridge per distinct compute peak of h100-sxm
 
 

@@ -21,7 +21,12 @@ def test_roofline_traces_and_hover() -> None:
     assert metas.count("roof") == 8  # 5 compute peaks + HBM + link + network (the 400 Gb/s NIC)
     assert metas.count("ridge") == 1
     ops = [t for t in fig.data if t.meta == "ops"]
-    assert sum(len(t.x) for t in ops) == 34
+    assert sum(len(t.x) for t in ops) == 28  # 34 ops less embed, kv_append, softmax at each batch (no intensity)
+    # one legend entry per result; each roof labelled on its line in its colour; SI ticks
+    assert [t.name for t in ops if t.showlegend] == ["decode b=1 c=2048", "decode b=64 c=2048"]
+    labels = {a.text: a.font.color for a in fig.layout.annotations}
+    assert labels["bf16/fp16 989 TFLOP/s (datasheet)"] != labels["fp64 34 TFLOP/s (datasheet)"]
+    assert "1 PFLOP/s" in fig.layout.yaxis.ticktext and "100 GFLOP/s" in fig.layout.yaxis.ticktext
     hover = ops[0].hovertext[0]
     assert "FLOPs:" in hover and "intensity:" in hover and "roof efficiency:" in hover
     assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"

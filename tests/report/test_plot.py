@@ -53,3 +53,26 @@ def test_plotting_never_imports_pyplot() -> None:
 def test_unknown_suffix_is_refused(tmp_path) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ReportError, match=r"\.png or \.svg"):
         save_plot([decode_run()], tmp_path / "roofline.jpg")
+
+
+def test_the_static_chart_names_ops_labels_roofs_and_keeps_the_legend_off_the_data() -> None:
+    fig = roofline_figure([decode_run()])
+    (ax,) = fig.axes
+    texts = [t.get_text() for t in ax.texts]
+    # issue 10: the static PNG named no operator; the top ones by time now are (gate/up/down_proj at b=64 ...)
+    assert {"gate_proj", "up_proj", "down_proj"} <= set(texts)
+    # every roof labelled on its line, each compute roof in its own colour
+    labels = {t.get_text(): t.get_color() for t in ax.texts if "(datasheet)" in t.get_text()}
+    assert (
+        "HBM 3.35 TB/s (datasheet)" in labels
+        and labels["fp64 34 TFLOP/s (datasheet)"] != labels["bf16/fp16 989 TFLOP/s (datasheet)"]
+    )
+    # SI ticks with units, a legend outside the axes (a figure legend, none on the axes), the unplaced ops listed
+    fig.canvas.draw()
+    ticks = [t.get_text() for t in ax.get_yticklabels()]
+    assert "1 PFLOP/s" in ticks and "100 GFLOP/s" in ticks
+    assert ax.get_legend() is None and len(fig.legends) == 1
+    assert [t.get_text() for t in fig.legends[0].get_texts()][:2] == ["decode b=1 c=2048", "decode b=64 c=2048"]
+    assert fig.get_supxlabel().startswith(
+        "not drawn (no FLOPs or no bytes, so no intensity): embed, kv_append, softmax"
+    )

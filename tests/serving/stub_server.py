@@ -1,6 +1,7 @@
 """A tiny OpenAI-compatible stub on 127.0.0.1: streams max_tokens chunks instantly (or with a delay).
 
-Also serves GET /metrics (text set by the test), GET /health, GET /v1/models, and misbehaves on request:
+Also serves GET /metrics (text set by the test), GET /health, GET /v1/models, GET /version and the
+profiler switch (POST /start_profile, /stop_profile; 404 unless ``profiling``), and misbehaves on request:
 mode "hang" never answers, mode "garbage" answers /metrics with HTML. Run in a thread
 (``StubServer().start()``) or as a process (``python -m tests.serving.stub_server PORT [DELAY_S]``).
 """
@@ -21,6 +22,9 @@ class StubServer:
         self.mode = "ok"
         self.model = "stub-model"
         self.requests = 0
+        self.version = ""  # GET /version answers {"version": ...} when set (as vLLM does)
+        self.profiling = False  # POST /start_profile and /stop_profile exist (else 404, as vLLM without a config)
+        self.profile_calls: list[dict] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: asyncio.AbstractServer | None = None
         self._ready = threading.Event()
@@ -45,6 +49,14 @@ class StubServer:
                     await self._plain(writer, text)
                 elif path.startswith("/health"):
                     await self._plain(writer, "")
+                elif path.startswith("/version") and self.version:
+                    await self._plain(writer, json.dumps({"version": self.version}))
+                elif path in ("/start_profile", "/stop_profile") and method == "POST" and self.profiling:
+                    self.profile_calls.append({"path": path, **json.loads(raw or b"{}")})
+                    await self._plain(writer, "")
+                elif path in ("/start_profile", "/stop_profile"):  # a POST-only route answers GET with 405
+                    status = b"405 Method Not Allowed" if self.profiling else b"404 Not Found"
+                    writer.write(b"HTTP/1.1 %s\r\ncontent-length: 0\r\n\r\n" % status)
                 elif path.startswith("/v1/models"):
                     await self._plain(writer, json.dumps({"data": [{"id": self.model}]}))
                 elif method == "POST":

@@ -34,8 +34,8 @@ def free_port() -> int:
 
 
 class Vllm:
-    def __init__(self, model_dir: Path, log: Path) -> None:
-        self.model_dir, self.log, self.port = model_dir, log, free_port()
+    def __init__(self, model_dir: Path, log: Path, extra: tuple[str, ...] = ()) -> None:
+        self.model_dir, self.log, self.port, self.extra = model_dir, log, free_port(), extra
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -64,6 +64,7 @@ class Vllm:
             "--dtype",
             "float32",
             "--enable-mfu-metrics",
+            *self.extra,
         ]
         with self.log.open("ab") as fh:
             self.proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, start_new_session=True)

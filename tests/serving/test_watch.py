@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import json
+import time
 
+import httpx
 import pytest
 
 from rooftop.errors import TelemetryError
@@ -102,3 +104,36 @@ def test_bad_sources() -> None:
     with pytest.raises(TelemetryError, match="loopback"):
         parse_address("0.0.0.0:9109")
     assert parse_address("127.0.0.1:9109") == ("127.0.0.1", 9109)
+
+
+def test_up_and_staleness_as_prometheus(tmp_path) -> None:
+    from rooftop.cli.watch_loop import WatchLoop
+    from rooftop.serving.watch import STALE_AFTER_S
+
+    texts = {
+        "a": [vllm_text(10, 5), vllm_text(30, 15), vllm_text(50, 25)],
+        "b": [vllm_text(1, 1), vllm_text(2, 2), "<html>down</html>"],
+    }
+
+    def fetch(src: str):  # type: ignore[no-untyped-def]
+        return parse(texts[src].pop(0), time.time(), src)
+
+    loop = WatchLoop(["a", "b"], fetch, None, None, None, "127.0.0.1:0", True)
+    try:
+        loop._handle(loop.watcher.poll())
+        loop._handle(loop.watcher.poll())
+        st = loop.watcher.state
+        assert st["a"].up and st["b"].up and st["a"].scrape_duration_s >= 0 and "b" in loop.latest
+        assert 'source="b"' in httpx.get(f"http://127.0.0.1:{loop.exporter.port}/metrics", timeout=5).text
+        loop._handle(loop.watcher.poll())  # a answers, b fails
+        assert st["a"].up and not st["b"].up
+        assert not st["a"].stale(time.time()) and st["b"].stale(time.time())
+        assert st["a"].stale(time.time() + STALE_AFTER_S + 1)  # unseen for longer than the lookback
+        assert loop.latest["a"]["up"] == 1 and "b" not in loop.latest
+        exported = httpx.get(f"http://127.0.0.1:{loop.exporter.port}/metrics", timeout=5).text
+        assert 'rooftop_up{phase="",quantile="",source="a"} 1.0' in exported
+        assert 'rooftop_up{phase="",quantile="",source="b"} 0.0' in exported
+        assert 'source="a"' in exported.split("rooftop_tokens_per_second")[-1]
+        assert not any('source="b"' in ln for ln in exported.splitlines() if not ln.startswith("rooftop_up"))
+    finally:
+        loop.close(None)

@@ -10,18 +10,23 @@ import itertools
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rooftop.analytic.engine import Evaluation, evaluate, to_points
-from rooftop.analytic.memory import DEFAULT_MEMORY_UTILIZATION, budget
-from rooftop.analytic.summary import memory_at, totals_at
 from rooftop.core.artifact import Result, Run
 from rooftop.core.points import Phase
 from rooftop.core.roofs import Roofs
 from rooftop.core.workload import Workload
-from rooftop.diagnose.engine import Evidence, diagnose
 from rooftop.models.spec import ModelSpec
+
+if TYPE_CHECKING:
+    from rooftop.analytic.engine import Evaluation
+
+# The analytic engine loads on first use: `rooftop.api` is imported by every entry point
+# (`rooftop import` among them), and only the analytic ones need it.
+DEFAULT_MEMORY_UTILIZATION = 0.9  # = rooftop.analytic.memory.DEFAULT_MEMORY_UTILIZATION (tests/api pins it)
 
 
 class ContextWarning(UserWarning):
@@ -40,6 +45,12 @@ def analyze_one(
     ``transform`` rewrites the evaluation before it is summarised (expert parallelism shards the
     experts and adds the all-to-alls: rooftop.analytic.expert_parallel.apply_ep).
     """
+    from rooftop.analytic.engine import evaluate, to_points
+    from rooftop.analytic.memory import budget
+    from rooftop.analytic.summary import memory_at, totals_at
+    from rooftop.diagnose.engine import Evidence, diagnose
+    from rooftop.diagnose.evidence import MemoryEvidence
+
     ev = evaluate(spec, workload, roofs)
     if transform is not None:
         ev = transform(ev)
@@ -47,7 +58,7 @@ def analyze_one(
     memory = memory_at(budget(spec, workload, roofs.capacity_bytes, memory_utilization))
     described = {"model": spec.name, "hardware": roofs.name, **workload.describe()}
     points = tuple(to_points(ev))
-    findings = diagnose(Evidence(points, roofs, totals, described))
+    findings = diagnose(Evidence(points, roofs, totals, described, memory=MemoryEvidence.from_dict(memory)))
     return Result(workload=described, points=points, totals=totals, memory=memory, findings=tuple(findings))
 
 
@@ -64,10 +75,38 @@ def check_context(spec: ModelSpec, workloads: Iterable[Workload]) -> None:
         )
 
 
+def model_spec(model: str | Path | ModelSpec) -> ModelSpec:
+    """A ModelSpec from a preset name (any case), an HF repo id of a preset, a config.json path, or a ModelSpec."""
+    if isinstance(model, ModelSpec):
+        return model
+    from rooftop.models.presets import resolve_model
+
+    return resolve_model(str(model))
+
+
+def device_roofs(device: str | Roofs) -> Roofs:
+    """Roofs from a catalog device name (any case) or a Roofs object."""
+    if isinstance(device, Roofs):
+        return device
+    from rooftop.hardware.catalog import get_roofs
+
+    return get_roofs(device)
+
+
 def analyze(
-    spec: ModelSpec, roofs: Roofs, workloads: Sequence[Workload], memory_utilization: float = DEFAULT_MEMORY_UTILIZATION
+    spec: ModelSpec | str,
+    roofs: Roofs | str,
+    workloads: Sequence[Workload] | None = None,
+    memory_utilization: float = DEFAULT_MEMORY_UTILIZATION,
 ) -> Run:
-    """Analyse each workload of ``workloads`` (scalars) on ``roofs``; one Result each."""
+    """Analyse each workload of ``workloads`` (scalars) on ``roofs``; one Result each.
+
+    ``spec`` and ``roofs`` may be names (a preset or config.json path; a catalog device); without
+    ``workloads``, decode at batch 1 and 64, context 2048 (``rooftop.analyze`` takes shapes as keywords).
+    """
+    spec, roofs = model_spec(spec), device_roofs(roofs)
+    if workloads is None:
+        workloads = [Workload(phase=Phase.DECODE, batch=b) for b in (1, 64)]
     check_context(spec, workloads)
     results = tuple(analyze_one(spec, w, roofs, memory_utilization) for w in workloads)
     return Run(

@@ -18,6 +18,8 @@ from rooftop.core.artifact import Result, Run
 from rooftop.core.points import Phase
 from rooftop.core.roofs import Roofs
 from rooftop.core.workload import Workload
+from rooftop.diagnose.engine import Evidence, diagnose
+from rooftop.diagnose.evidence import MemoryEvidence
 from rooftop.errors import MeasurementError
 from rooftop.measure import cache, calibrate
 from rooftop.models.spec import ModelSpec
@@ -41,7 +43,10 @@ def apply_calibration(result: Result, calibration: dict[str, Any], roofs: Roofs)
         scale = totals.time_s / step_s
         totals = replace(totals, time_s=step_s, mfu=totals.mfu * scale, hfu=totals.hfu * scale, mbu=totals.mbu * scale)
     extra = {**result.extra, "calibrated": {"step_time_s": step_s, "from_model": calibration.get("model")}}
-    return replace(result, points=tuple(points), totals=totals, extra=extra)
+    # the findings are drawn again from the calibrated totals, so a table and its findings quote one MFU/MBU
+    memory = MemoryEvidence.from_dict(result.memory) if result.memory else None
+    evidence = Evidence(tuple(points), roofs, totals, result.workload, memory=memory)
+    return replace(result, points=tuple(points), totals=totals, extra=extra, findings=tuple(diagnose(evidence)))
 
 
 def analyze_calibrated(

@@ -38,11 +38,22 @@ def _result(workload: dict[str, Any], points: list[Any], roofs: Roofs, extra: di
     return Result(workload=workload, points=tuple(points), findings=tuple(findings), extra=extra)
 
 
-def trace_result(path: Path, roofs: Roofs | None, progress: Progress | None = None) -> tuple[Result, Roofs]:
-    """One Kineto trace -> Result with points, ``timeline`` and ``steps`` sections."""
-    trace = read_trace(path, (lambda n: progress(str(path), n)) if progress else None)
+def trace_result(
+    path: Path, roofs: Roofs | None, progress: Progress | None = None, host_ops: bool = False
+) -> tuple[Result, Roofs]:
+    """One Kineto trace -> Result with points, ``timeline`` and ``steps`` sections.
+
+    ``host_ops``: a trace without GPU kernels (an engine on CPU) has its working CPU operators
+    taken as the kernels (api/host_trace.py).
+    """
+    trace = read_trace(path, (lambda n: progress(str(path), n)) if progress else None, require_kernels=not host_ops)
+    if host_ops:
+        from rooftop.api.host_trace import as_device
+        from rooftop.torchops.cost import covered_ops
+
+        trace = as_device(trace, frozenset(covered_ops()))
     joined = join(trace)
-    used = roofs or unknown_roofs(trace.device_name)
+    used = roofs or unknown_roofs(trace.device_name or ("cpu" if host_ops else ""))
     workload = {
         "source": "trace",
         "file": str(path),
@@ -52,8 +63,27 @@ def trace_result(path: Path, roofs: Roofs | None, progress: Progress | None = No
         "hardware": used.name,
         "events": trace.events,
     }
-    extra = {"timeline": timeline.analyse(trace, joined), "steps": steps.breakdown(trace, joined)}
+    extra: dict[str, Any] = {"timeline": timeline.analyse(trace, joined), "steps": steps.breakdown(trace, joined)}
+    if host_ops:
+        extra["clock"] = clock(trace)
     return _result(workload, trace_points.points(trace, joined, trace.rank), used, extra), used
+
+
+def clock(trace: Any) -> dict[str, Any]:
+    """The trace's span on the wall clock: ``baseTimeNanoseconds`` + first and last event (µs)."""
+    base = trace.metadata.get("baseTimeNanoseconds")
+    ts = [t for t in (trace.cpu.ts_us, trace.gpu.ts_us) if t.size]
+    ends = [t.ts_us + t.dur_us for t in (trace.cpu, trace.gpu) if t.ts_us.size]
+    first = float(min(float(t.min()) for t in ts)) if ts else float("nan")
+    last = float(max(float(e.max()) for e in ends)) if ends else float("nan")
+    wall = isinstance(base, int | float)
+    return {
+        "base_time_ns": base if wall else None,
+        "first_us": first,
+        "last_us": last,
+        "first_s": base / 1e9 + first * 1e-6 if wall else None,
+        "last_s": base / 1e9 + last * 1e-6 if wall else None,
+    }
 
 
 def _sibling_roofs(path: Path) -> Roofs | None:
@@ -114,20 +144,23 @@ def _files(path: Path) -> tuple[list[tuple[Path, str]], dict[str, str]]:
     return found, skipped
 
 
-def import_path(path: str | Path, roofs: Roofs | None = None, progress: Progress | None = None) -> Run:
-    """Import a file or a folder (one Result per file; per rank for a folder of traces)."""
+def import_path(path: str | Path, roofs: Roofs | None = None, progress: Progress | None = None, jobs: int = 1) -> Run:
+    """Import a file or a folder (one Result per file; per rank for a folder of traces).
+
+    ``jobs`` > 1 reads the files of a folder in that many worker processes (api/parallel.py);
+    results keep the folder's order either way.
+    """
     files, skipped = _files(Path(path))
     results: list[Result] = []
     implied: Roofs | None = None
     folder = Path(path).is_dir()
-    for file, kind in files:
-        try:
-            result, found = _one(file, kind, roofs, progress)
-        except TraceFormatError as exc:
+    for file, outcome in _outcomes(files, roofs, progress, jobs):
+        if isinstance(outcome, TraceFormatError):
             if not folder:
-                raise
-            skipped[file.name] = str(exc).split(": ", 1)[-1]  # keep the other ranks
+                raise outcome
+            skipped[file.name] = str(outcome).split(": ", 1)[-1]  # keep the other ranks
             continue
+        result, found = outcome
         implied = implied or found
         if result is not None:
             results.append(result)
@@ -141,7 +174,28 @@ def import_path(path: str | Path, roofs: Roofs | None = None, progress: Progress
     return Run(command="import", roofs=run_roofs, results=tuple(results), identity=identity)
 
 
-def _one(file: Path, kind: str, roofs: Roofs | None, progress: Progress | None) -> tuple[Result | None, Roofs | None]:
+Outcome = tuple[Result | None, Roofs | None]
+
+
+def _outcomes(
+    files: list[tuple[Path, str]], roofs: Roofs | None, progress: Progress | None, jobs: int
+) -> list[tuple[Path, Outcome | TraceFormatError]]:
+    if jobs > 1 and len(files) > 1:
+        from rooftop.api.parallel import import_many
+
+        return import_many(files, roofs, jobs, outcome, progress)
+    return [(file, outcome(file, kind, roofs, progress)) for file, kind in files]
+
+
+def outcome(file: Path, kind: str, roofs: Roofs | None, progress: Progress | None = None) -> Outcome | TraceFormatError:
+    """One file's result and implied roofs, or its TraceFormatError as a value (one bad rank never stops the rest)."""
+    try:
+        return _one(file, kind, roofs, progress)
+    except TraceFormatError as exc:
+        return exc
+
+
+def _one(file: Path, kind: str, roofs: Roofs | None, progress: Progress | None) -> Outcome:
     if kind == KINETO:
         result, used = trace_result(file, roofs, progress)
         return result, (used if used.compute or used.memory else None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from rooftop.api.live import Accounting, account, finite
@@ -21,12 +22,31 @@ NO_ROOFS = Roofs(name="unknown", vendor="", capacity_bytes=float("nan"), compute
 
 
 def latency(w: Window) -> dict[str, dict[str, float | None]]:
-    """Windowed quantiles of the engine's latency histograms (p50/p90/p99 and mean)."""
+    """Windowed quantiles of the engine's latency histograms (p50/p90/p99 and mean).
+
+    Where the buckets bound what a quantile can say, the edges come along: ``open_above_s`` (the
+    last finite edge) and ``open_share`` (observations in the +Inf bucket: a quantile above
+    1 − open_share is only a lower bound, '> 30 s'), and ``first_edge_s`` with ``first_share``
+    (a quantile at or below first_share lies inside the first bucket: only '< edge' is known).
+    """
     out = {}
     for key in LATENCIES:
         h = w.histograms.get(key)
         if h is not None and h.count > 0:
             out[key] = {k: finite(v) for k, v in {**h.quantiles(), "mean": h.mean}.items()}
+            out[key].update(_bucket_bounds(h.buckets))
+    return out
+
+
+def _bucket_bounds(buckets: tuple[tuple[float, float], ...]) -> dict[str, float | None]:
+    finite_buckets = [(e, c) for e, c in buckets if math.isfinite(e)]
+    total = buckets[-1][1] if buckets else 0.0
+    if not finite_buckets or total <= 0:
+        return {}
+    out: dict[str, float | None] = {"first_edge_s": finite_buckets[0][0], "first_share": finite_buckets[0][1] / total}
+    top_edge, top_count = finite_buckets[-1]
+    if total > top_count:
+        out.update({"open_above_s": top_edge, "open_share": (total - top_count) / total})
     return out
 
 

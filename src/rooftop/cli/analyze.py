@@ -9,7 +9,7 @@ import click
 from rooftop.api import analyze as run_analysis
 from rooftop.api import workloads_for
 from rooftop.cli.flags import hint
-from rooftop.cli.options import DTYPES, IntList, catalog_roofs, hardware_options
+from rooftop.cli.options import DTYPES, IntList, catalog_roofs, complete_models, hardware_options
 from rooftop.cli.output import emit, output_options
 from rooftop.cli.params import MAX_TOKENS, MAX_TP, FiniteFloatRange
 from rooftop.cli.techniques import build, technique_options
@@ -32,6 +32,7 @@ def _seconds(ctx: click.Context, param: click.Parameter, value: str | None) -> f
 @click.option(
     "--model",
     "-m",
+    shell_complete=complete_models,
     default="llama-3.1-8b",
     show_default=True,
     help="A preset name (rooftop models list) or a local config.json file or folder.",

@@ -7,10 +7,12 @@ import io
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import click
 
+from rooftop.cli.options import complete_devices, complete_models
 from rooftop.cli.params import OutputFile
 from rooftop.core.atomic import write_atomic
 from rooftop.core.jsonenc import dumps
@@ -37,9 +39,21 @@ def _slo(ttft: str | None, tpot: str | None, e2e: str | None) -> Any:
 
 @click.command()
 @click.argument("url")
-@click.option("--model", "-m", help="Model preset or config.json for live MFU/MBU (rooftop's analytic model).")
+@click.option(
+    "--model",
+    "-m",
+    shell_complete=complete_models,
+    help="Model preset or config.json for live MFU/MBU (rooftop's analytic model).",
+)
 @click.option("--served-model", help="Model name sent in requests (default: the first of GET /v1/models).")
-@click.option("--hardware", "-H", default="h100-sxm", show_default=True, help="Catalog device for the roofs.")
+@click.option(
+    "--hardware",
+    "-H",
+    default="h100-sxm",
+    show_default=True,
+    shell_complete=complete_devices,
+    help="Catalog device for the roofs.",
+)
 @click.option("--dtype", default="bf16", show_default=True, help="Dtype the engine runs (for MFU/MBU).")
 @click.option("--tp", type=click.IntRange(min=1), default=1, show_default=True, help="Tensor-parallel degree.")
 @click.option("--peak-tflops", help="Override the compute roof.")
@@ -77,6 +91,22 @@ def _slo(ttft: str | None, tpot: str | None, e2e: str | None) -> Any:
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--no-scrape", is_flag=True, help="Do not read the engine's /metrics before and after.")
 @click.option("--model-label", help="Triton: the model whose request counters count (default: the ensemble).")
+@click.option("--profile", is_flag=True, help="Record the engine's torch-profiler trace over a window of the load.")
+@click.option(
+    "--profile-window", metavar="START:END", help="Seconds from the load's start (default: the schedule's middle half)."
+)
+@click.option(
+    "--profile-dir",
+    type=click.Path(file_okay=False),
+    help="Folder the engine writes traces to (vLLM's torch_profiler_dir), on this machine.",
+)
+@click.option(
+    "--profile-timeout",
+    type=click.FloatRange(min=0.1, max=86400),
+    default=300.0,
+    show_default=True,
+    help="Seconds to wait for the traces.",
+)
 @click.option("--csv", "csv_path", type=OutputFile(), help="Per-request records as CSV.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary JSON.")
 @click.option("--output", "-o", type=OutputFile(), help="Write the rooftop.run/1 artifact.")
@@ -108,6 +138,10 @@ def bench(
     seed: int,
     no_scrape: bool,
     model_label: str | None,
+    profile: bool,
+    profile_window: str | None,
+    profile_dir: str | None,
+    profile_timeout: float,
     csv_path: str | None,
     as_json: bool,
     output: str | None,
@@ -130,16 +164,78 @@ def bench(
     from rooftop.api.live_model import live_model
 
     live = live_model(model, hardware, dtype, tp, peak_tflops, bandwidth)
-    target = _target(url, served_model, chat, not no_ignore_eos)
     reqs = _requests(dataset, n_requests, prompt_len, output_len, chat, seed)
     kind = arrival or ("poisson" if burstiness == 1.0 else "gamma")
     schedule = _schedule(trace, n_requests, kind, burstiness, seed)
     levels = [math.nan] if trace else _rates(rate, rates)
     options = api.LoadOptions(timeout, max_concurrency, not no_scrape, model_label)
     slo, labels = _slo(slo_ttft, slo_tpot, slo_e2e), {"burstiness": burstiness, "arrival": kind}
+    profiling = bool(profile or profile_window or profile_dir)
+    opts = _profile_options(profile_dir, profile_window, profile_timeout, levels) if profiling else None
+    if opts is None:  # (a profiled run checks its trace folder first, then the server)
+        check_reachable(url)  # after the options: a typo is named before a missing server
+    target = _target(url, served_model, chat, not no_ignore_eos)
+    if opts is not None:
+        from rooftop.cli.bench_profile import profiled
+
+        done = profiled(target, reqs, schedule(levels[0]), slo, live, opts, options, levels[0], output, _progress)
+        if as_json:
+            click.echo(dumps(done.document(), indent=1))
+        else:
+            from rooftop.cli.bench_output import render_bench
+
+            render_bench(done.runs(), done.document())
+        return
     run = api.run_levels(target, reqs, schedule, levels, slo, live, options, labels, _progress)
     _write(run, live, target, csv_path, output)
-    click.echo(dumps(run.document(), indent=1) if as_json else _human(run.runs(), run.document()))
+    if as_json:
+        click.echo(dumps(run.document(), indent=1))
+    else:
+        from rooftop.cli.bench_output import render_bench
+
+        render_bench(run.runs(), run.document())
+    _fail_if_nothing_completed(run.records())
+
+
+def check_reachable(url: str, timeout_s: float = 5.0) -> None:
+    """Refuse at once, in one line, when nothing listens at URL (instead of a run of failed requests)."""
+    import socket
+    from urllib.parse import urlsplit
+
+    from rooftop.errors import TelemetryError
+
+    parts = urlsplit(url if "://" in url else f"http://{url}")
+    host, port = parts.hostname or "127.0.0.1", parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        socket.create_connection((host, port), timeout=timeout_s).close()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise TelemetryError(f"cannot connect to {url} ({reason}): is the server running?") from None
+
+
+def _fail_if_nothing_completed(records: list[tuple[float, Any]]) -> None:
+    """A run where every request failed exits 1, naming the first error (the table above shows them all)."""
+    if records and not any(r.ok for _, r in records):
+        first = next((r.error for _, r in records if r.error), "no token came back")
+        click.echo(f"rooftop: error: every request failed ({len(records)} of {len(records)}); first: {first}", err=True)
+        raise SystemExit(1)
+
+
+def _profile_options(folder: str | None, window: str | None, timeout: float, levels: list[float]) -> Any:
+    from rooftop.api.bench_window import ProfileOptions
+
+    if not folder:
+        raise click.UsageError("--profile needs --profile-dir: the folder the engine writes its traces to")
+    if len(levels) != 1:
+        raise click.UsageError("--profile runs one load level: pass --rate (or --trace), not --rates")
+    bounds = None
+    if window:
+        try:
+            start, end = (float(x) for x in window.split(":"))
+        except ValueError:
+            raise click.UsageError(f"--profile-window {window!r}: expected START:END in seconds, e.g. 10:20") from None
+        bounds = (start, end)
+    return ProfileOptions(Path(folder).resolve(), bounds, timeout)
 
 
 def _write(run: Any, live: Any, target: Any, csv_path: str | None, output: str | None) -> None:
@@ -187,7 +283,8 @@ def _progress(level: float, total: int) -> Iterator[Any]:
     from rich.console import Console
     from rich.progress import Progress
 
-    with Progress(console=Console(stderr=True), transient=True) as progress:
+    console = Console(stderr=True)
+    with Progress(console=console, transient=True, disable=not console.is_terminal) as progress:
         task = progress.add_task(f"rate {level:g} req/s" if not math.isnan(level) else "trace", total=total)
         yield lambda _rec: progress.advance(task)
 
@@ -202,31 +299,3 @@ def _write_csv(path: str, records: list[tuple[float, Any]]) -> None:
             writer.writeheader()
         writer.writerow(row)
     write_atomic(path, fh.getvalue(), ReportError)
-
-
-def _ms(q: dict[str, Any], key: str) -> str:
-    v = q.get(key)
-    return "—" if v is None else f"{v * 1e3:,.1f}"
-
-
-def _human(runs: list[dict[str, Any]], doc: dict[str, Any]) -> str:
-    lines = ["rate req/s  done/failed  TTFT p50/p99 ms  TPOT p50/p99 ms  ITL p50 ms  out tok/s  goodput req/s"]
-    for s in runs:
-        lines.append(
-            f"{s['rate'] if s['rate'] is not None else 'trace':>10}  {s['completed']:>5}/{s['failed']:<5}  "
-            f"{_ms(s['ttft_s'], 'p50'):>7}/{_ms(s['ttft_s'], 'p99'):<7}  "
-            f"{_ms(s['tpot_s'], 'p50'):>7}/{_ms(s['tpot_s'], 'p99'):<7}"
-            f"  {_ms(s['itl_s'], 'p50'):>9}  {s['output_tokens_per_s']:>9.1f}  {s['goodput_rps']:>13.2f}"
-        )
-        eng = s.get("engine") or {}
-        if eng.get("mfu"):
-            lines.append(
-                f"{'':>10}  engine view: MFU {eng['mfu'].get('total') or 0:.2%}, MBU {eng['mbu'].get('total') or 0:.2%}"
-            )
-        if eng.get("error"):
-            lines.append(f"{'':>10}  engine telemetry: {eng['error']}")
-    if "sweep" in doc:
-        sw = doc["sweep"]
-        best = f"{sw['best_goodput_rps']:.2f} req/s at {sw['best_goodput_rate']} req/s"
-        lines.append(f"knee at {sw['knee_rate']} req/s; best goodput {best}")
-    return "\n".join(lines)

@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
+from typing import Any
 
 import click
-from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn
 
-from rooftop.api.ingest import Progress as ProgressFn
-from rooftop.api.ingest import import_path
 from rooftop.cli.options import catalog_roofs, hardware_options
 from rooftop.cli.output import emit, output_options
-from rooftop.report.imported import render_import
+
+# rich, the readers and the renderer load when used: `rooftop import x --json | jq` starts fast.
 
 
 @contextmanager
-def _progress() -> Iterator[ProgressFn]:
+def _progress() -> Iterator[Any]:
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn
+
     console = Console(stderr=True)
     with Progress(
         SpinnerColumn(), TextColumn("{task.description}"), console=console, transient=True,
@@ -41,6 +46,9 @@ def _progress() -> Iterator[ProgressFn]:
     type=click.Path(exists=True, dir_okay=False),
     help="A TOML of extra kernel classes/collectives, tried first (default: $ROOFTOP_KERNEL_CLASSES).",
 )
+@click.option(
+    "--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Files read in parallel (processes)."
+)
 @output_options
 def import_(
     path: str,
@@ -50,6 +58,7 @@ def import_(
     bandwidth: str | None,
     top: int,
     kernel_classes: str | None,
+    jobs: int,
     as_json: bool,
     output: str | None,
 ) -> None:
@@ -73,6 +82,7 @@ def import_(
     Examples:
       rooftop import trace.json.gz --hardware a100-80gb-sxm
       rooftop import traces/ -H h100-sxm --json > run.json        # one result per rank
+      rooftop import traces/ -H h100-sxm --jobs 8                 # 8 ranks at a time
       rooftop import ncu.csv -H h100-sxm
       rooftop import decode_cuda_gpu_kern_sum.csv
     """
@@ -83,10 +93,14 @@ def import_(
     roofs = catalog_roofs(hardware, catalog, peak_tflops, bandwidth) if hardware else None
     if not hardware and (peak_tflops or bandwidth):
         raise click.UsageError("--peak-tflops and --bandwidth override catalog roofs: pass --hardware too")
+    from rooftop.api.ingest import import_path
+
     with _progress() as report:
-        run = import_path(path, roofs, report)
+        run = import_path(path, roofs, report, jobs)
     emit(run, as_json, output, render=partial(_render, top=top))
 
 
 def _render(run, console, top: int) -> None:  # type: ignore[no-untyped-def]
+    from rooftop.report.imported import render_import
+
     render_import(run, console, top)

@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from rooftop import __version__
-from rooftop.errors import RooftopError
+from rooftop.errors import RooftopError, did_you_mean
 
 # command name -> "module:attribute"; a new command is one line here plus its own file.
 COMMANDS: dict[str, str] = {
@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "profile": "rooftop.cli.profile:profile",
     "roofs": "rooftop.cli.roofs:roofs",
     "rules": "rooftop.cli.rules:rules",
+    "show": "rooftop.cli.show:show",
     "watch": "rooftop.cli.watch:watch",
 }
 
@@ -47,6 +48,14 @@ class LazyGroup(click.Group):
         module, attr = target.split(":")
         command: click.Command = getattr(importlib.import_module(module), attr)
         return command
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and name not in COMMANDS and not ctx.resilient_parsing:
+            raise click.UsageError(f"no such command {name!r}{did_you_mean(name, COMMANDS)}", ctx)
+        return super().resolve_command(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -76,7 +85,7 @@ def _show_warning(
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(__version__, prog_name="rooftop")
+@click.version_option(__version__, "-V", "--version", prog_name="rooftop")
 def cli() -> None:
     """rooftop — a roofline profiler for LLM serving.
 
@@ -91,13 +100,23 @@ def cli() -> None:
       rooftop analyze --model llama-2-70b --dtype fp16 --phase decode --batch 1
       rooftop hardware list                # the catalog of 31 accelerators (dense datasheet peaks)
       rooftop models list                  # shipped model presets; or pass --model ./config.json
+      rooftop show run.json                # the tables of a saved run
+
+    \b
+    Shell completion (commands, options, model and device names):
+      eval "$(_ROOFTOP_COMPLETE=bash_source rooftop)"    # in ~/.bashrc (zsh: zsh_source, fish: fish_source)
     """
 
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: usage errors, like library errors, are one line and exit code 2."""
+    args = sys.argv[1:] if argv is None else argv
+    if not args and not os.environ.get("_ROOFTOP_COMPLETE"):  # bare `rooftop`: the help, and success
+        with click.Context(cli, info_name="rooftop") as ctx:
+            click.echo(cli.get_help(ctx))
+        sys.exit(0)
     try:
-        code = cli.main(args=argv, prog_name="rooftop", standalone_mode=False)
+        code = cli.main(args=args, prog_name="rooftop", standalone_mode=False)
         if isinstance(code, int) and code:
             sys.exit(code)
     except click.UsageError as exc:

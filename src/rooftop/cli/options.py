@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from rooftop.cli.params import MAX_SEQUENCES, Rate
-from rooftop.core.roofs import Roofs
 from rooftop.errors import WorkloadError
-from rooftop.hardware.catalog import get_roofs
 from rooftop.units import parse_bytes_per_s, parse_flop_per_s
+
+if TYPE_CHECKING:
+    from rooftop.core.roofs import Roofs
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -73,6 +74,25 @@ class IntList(click.ParamType):  # type: ignore[type-arg]
             self.fail(str(exc).removeprefix(f"--{self.option}: "), param, ctx)
 
 
+def complete_models(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+    """Shell completion of --model: preset names (a path completes as a file)."""
+    from click.shell_completion import CompletionItem
+
+    from rooftop.models.presets import preset_names
+
+    names = [n for n in preset_names() if n.startswith(incomplete.lower())]
+    return [CompletionItem(n) for n in names] or [CompletionItem(incomplete, type="file")]
+
+
+def complete_devices(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+    """Shell completion of --hardware: catalog device names."""
+    from click.shell_completion import CompletionItem
+
+    from rooftop.hardware.catalog import load_catalog
+
+    return [CompletionItem(n) for n in sorted(load_catalog()) if n.startswith(incomplete.lower())]
+
+
 DTYPES = ["fp32", "tf32", "bf16", "fp16", "fp8", "fp8_e4m3", "fp8_e5m2", "int8", "int4", "fp4"]
 
 
@@ -88,6 +108,7 @@ def hardware_options(default: str | None = "h100-sxm") -> Callable[[F], F]:
                     default=default,
                     show_default=default is not None,
                     help="A catalog device (rooftop hardware list).",
+                    shell_complete=complete_devices,
                 ),
                 click.option(
                     "--catalog", type=click.Path(dir_okay=False), help="An extra TOML hardware catalog layer."
@@ -110,6 +131,8 @@ def hardware_options(default: str | None = "h100-sxm") -> Callable[[F], F]:
 
 def catalog_roofs(hardware: str, catalog: str | None, peak: float | str | None, bandwidth: float | str | None) -> Roofs:
     """Catalog roofs with the user's overrides (--peak-tflops, --bandwidth, parsed by ``Rate``) applied."""
+    from rooftop.hardware.catalog import get_roofs
+
     roofs = get_roofs(hardware, catalog)
     if isinstance(peak, str):
         peak = parse_flop_per_s(peak)

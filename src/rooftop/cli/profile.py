@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from rooftop.cli.options import IntList
+from rooftop.cli.options import IntList, complete_models
 from rooftop.cli.output import emit, output_options, requested_files
 from rooftop.cli.params import MAX_STEPS, MAX_TOKENS, OutputFile, Threads
 from rooftop.cli.roofs import THREADS_HELP
@@ -19,6 +19,7 @@ from rooftop.core.artifact import Run
 @click.option(
     "--model",
     "-m",
+    shell_complete=complete_models,
     default="llama-cpu-small",
     show_default=True,
     help="A preset (rooftop models list) or a folder/config.json; built with random weights.",

@@ -11,7 +11,9 @@ from rooftop.core import artifact
 
 @click.command()
 @click.argument("artifacts", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--output", "-o", required=True, type=OutputFile(), help="The HTML file to write.")
+@click.option(
+    "--output", "-o", default="report.html", show_default=True, type=OutputFile(), help="The HTML file to write."
+)
 @click.option("--plot", type=OutputFile((".png", ".svg")), help="Also write the roofline as FILE.png or FILE.svg.")
 @click.option("--title", default="", help="Page title (default: models and devices).")
 def report(artifacts: tuple[str, ...], output: str, plot: str | None, title: str) -> None:
@@ -23,7 +25,7 @@ def report(artifacts: tuple[str, ...], output: str, plot: str | None, title: str
 
     \b
     Examples:
-      rooftop analyze -o run.json && rooftop report run.json -o report.html
+      rooftop analyze -q -o run.json && rooftop report run.json     # writes report.html
       rooftop report before.json after.json -o both.html --plot both.png
       rooftop sweep --slo-tpot 50ms -o sweep.json && rooftop report sweep.json -o sweep.html
     """
@@ -32,7 +34,7 @@ def report(artifacts: tuple[str, ...], output: str, plot: str | None, title: str
     from rooftop.report.html import render_html
 
     runs = [artifact.load(path) for path in artifacts]
-    pending: list[tuple[str, str | bytes]] = [(output, render_html(runs, title))]
+    pending: list[tuple[str, str | bytes]] = [(output, render_html(runs, title, names=list(artifacts)))]
     if plot:
         from rooftop.report.plot import render_plot
 

@@ -13,6 +13,7 @@ from rich.table import Table
 from rooftop.cli.params import Threads
 from rooftop.core.jsonenc import dumps
 from rooftop.core.roofs import Roofs
+from rooftop.report.layout import make_console
 from rooftop.units import seconds, si
 
 THREADS_HELP = (
@@ -64,7 +65,7 @@ def measure(device: str, quick: bool, threads: int, as_json: bool) -> None:
     if as_json:
         click.echo(dumps(roofs_to_dict(measured), indent=1))
     else:
-        render_roofs(measured, Console())
+        render_roofs(measured, make_console())
 
 
 @roofs.command()
@@ -83,7 +84,7 @@ def show(device: str, threads: int) -> None:
     if cached is None:
         click.echo(f"no cached roofs for {device} with {threads} thread(s); run `rooftop roofs measure`", err=True)
         sys.exit(1)
-    render_roofs(cached, Console())
+    render_roofs(cached, make_console())
     calibration = cache.load_calibration(device, threads)
     if calibration:
         click.echo(

@@ -10,7 +10,7 @@ import click
 from rich.console import Console
 
 from rooftop.api.sweep import COLUMNS, Cohort, parse_cohort, sweep
-from rooftop.cli.options import DTYPES, IntList, catalog_roofs, hardware_options
+from rooftop.cli.options import DTYPES, IntList, catalog_roofs, complete_models, hardware_options
 from rooftop.cli.output import emit, output_options
 from rooftop.cli.params import MAX_TOKENS, MAX_TP, FiniteFloatRange, OutputFile
 from rooftop.cli.techniques import build, technique_options
@@ -49,7 +49,14 @@ def render_sweep(run: Run, console: Console) -> None:
 
 
 @click.command()
-@click.option("--model", "-m", default="llama-3.1-8b", show_default=True, help="A preset or a local config.json.")
+@click.option(
+    "--model",
+    "-m",
+    shell_complete=complete_models,
+    default="llama-3.1-8b",
+    show_default=True,
+    help="A preset or a local config.json.",
+)
 @hardware_options()
 @click.option(
     "--batch",

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from rooftop.cli.options import complete_devices, complete_models
 from rooftop.cli.params import OutputFile
 from rooftop.core.jsonenc import dumps
 from rooftop.errors import TelemetryError
@@ -27,8 +28,20 @@ def _fetcher(prometheus: str | None, selector: str, timeout_s: float):  # type: 
 @click.option("--prometheus", metavar="URL", help="Read a Prometheus server's HTTP API instead of /metrics endpoints.")
 @click.option("--selector", default="", help="PromQL label matchers for --prometheus, e.g. 'job=\"vllm\"'.")
 @click.option("--since", type=float, help="With --prometheus: a range query over the last SECONDS (one window).")
-@click.option("--model", "-m", help="Model preset or config.json: enables live MFU/MBU (our FLOPs/bytes per token).")
-@click.option("--hardware", "-H", default="h100-sxm", show_default=True, help="Catalog device for the roofs.")
+@click.option(
+    "--model",
+    "-m",
+    shell_complete=complete_models,
+    help="Model preset or config.json: enables live MFU/MBU (our FLOPs/bytes per token).",
+)
+@click.option(
+    "--hardware",
+    "-H",
+    default="h100-sxm",
+    show_default=True,
+    shell_complete=complete_devices,
+    help="Catalog device for the roofs.",
+)
 @click.option("--dtype", default="bf16", show_default=True, help="Weights/activations/KV dtype the engine runs.")
 @click.option("--tp", type=click.IntRange(min=1), default=1, show_default=True, help="Tensor-parallel degree.")
 @click.option("--peak-tflops", help="Override the compute roof (e.g. a CPU: '2 TFLOP/s').")
@@ -128,13 +141,13 @@ def _range(
         from rooftop.errors import ReportError
 
         write_atomic(output, artifact.dumps(live_run("watch", [result], live, {"sources": [name]})), ReportError)
-    click.echo(dumps(out, indent=1) if as_json else _line(out))
+    if as_json:
+        click.echo(dumps(out, indent=1))
+    else:
+        from rooftop.cli.watch_output import render_window
+        from rooftop.report.layout import make_console
 
-
-def _line(s: dict[str, Any]) -> str:
-    from rooftop.cli.watch_loop import one_line
-
-    return one_line(s)
+        render_window(out, make_console())
 
 
 if __name__ == "__main__":  # pragma: no cover

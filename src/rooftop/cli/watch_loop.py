@@ -2,39 +2,18 @@
 
 from __future__ import annotations
 
-import math
+import time
 from collections.abc import Callable
 from typing import Any
 
 import click
 
 from rooftop.cli.flags import flag
+from rooftop.cli.watch_output import _num, _pct, event_line, one_line, quantile
 from rooftop.core.artifact import Result
 from rooftop.core.atomic import write_atomic
 from rooftop.core.jsonenc import dumps
 from rooftop.errors import ReportError
-
-
-def _pct(x: float | None) -> str:
-    return "—" if x is None or not math.isfinite(x) else f"{x:.1%}"
-
-
-def _num(x: float | None, unit: str = "") -> str:
-    return "—" if x is None or not math.isfinite(x) else f"{x:,.1f}{unit}"
-
-
-def one_line(s: dict[str, Any]) -> str:
-    """A window as one human line."""
-    rates, mfu, mbu = s.get("rates") or {}, s.get("mfu") or {}, s.get("mbu") or {}
-    ttft = ((s.get("latency") or {}).get("ttft_s") or {}).get("p50")
-    finding = s["findings"][0]["title"] if s.get("findings") else "no finding"
-    return (
-        f"{s['source']} [{s['engine']}] prefill {_num(rates.get('prompt_tokens_per_s'))} tok/s, "
-        f"decode {_num(rates.get('generation_tokens_per_s'))} tok/s, MFU {_pct(mfu.get('total'))}, "
-        f"MBU {_pct(mbu.get('total'))}, TTFT p50 {_num(ttft * 1e3 if ttft is not None else None, ' ms')}, "
-        f"waiting {_num((s.get('samples') or {}).get('requests_waiting'))}, "
-        f"KV {_pct((s.get('samples') or {}).get('kv_usage'))} — {finding}"
-    )
 
 
 def _table(latest: dict[str, dict[str, Any]], errors: dict[str, str]) -> Any:
@@ -54,7 +33,7 @@ def _table(latest: dict[str, dict[str, Any]], errors: dict[str, str]) -> Any:
         "KV",
         "finding",
     ):
-        t.add_column(col)
+        t.add_column(col, no_wrap=col not in ("source", "finding"), overflow="fold")  # numbers never wrap
     for src, s in latest.items():
         rates, mfu, mbu, lat = s.get("rates") or {}, s.get("mfu") or {}, s.get("mbu") or {}, s.get("latency") or {}
         ttft, tpot = lat.get("ttft_s") or {}, lat.get("tpot_s") or {}
@@ -66,8 +45,8 @@ def _table(latest: dict[str, dict[str, Any]], errors: dict[str, str]) -> Any:
             _num(rates.get("generation_tokens_per_s")),
             f"{_pct(mfu.get('prefill'))} / {_pct(mfu.get('decode'))}",
             _pct(mbu.get("decode")),
-            f"{_num(_ms(ttft.get('p50')))} / {_num(_ms(ttft.get('p99')))} ms",
-            f"{_num(_ms(tpot.get('p50')))} ms",
+            f"{quantile(ttft, 'p50')} / {quantile(ttft, 'p99')}",
+            quantile(tpot, "p50"),
             _num(samples.get("requests_waiting")),
             _pct(samples.get("kv_usage")),
             s["findings"][0]["title"] if s.get("findings") else "",
@@ -75,10 +54,6 @@ def _table(latest: dict[str, dict[str, Any]], errors: dict[str, str]) -> Any:
     for src, err in errors.items():
         t.add_row(src, "[red]down[/red]", "", "", "", "", "", "", "", "", f"[red]{err}[/red]")
     return t
-
-
-def _ms(x: float | None) -> float | None:
-    return x * 1e3 if x is not None else None
 
 
 class WatchLoop:
@@ -123,6 +98,8 @@ class WatchLoop:
             summary, result = analyse_window(w, self.live)
             obs = self.watcher.state[w.source].last
             s = snapshot_summary(obs.scalars if obs else {}, summary)
+            st = self.watcher.state[w.source]
+            s["up"], s["scrape_duration_s"] = 1, st.scrape_duration_s
             if obs is not None:
                 s["renamed"], s["request_models"] = list(obs.deprecated), list(obs.models)
                 self._note_renames(w.source, obs.deprecated)
@@ -132,6 +109,10 @@ class WatchLoop:
                 self.exporter.update(w.source, s)
             out.append(s)
         self.errors = {src: st.last_error for src, st in self.watcher.state.items() if st.last_error}
+        now = time.time()
+        for src, st in self.watcher.state.items():
+            if st.stale(now) and self.latest.pop(src, None) is not None and self.exporter:
+                self.exporter.stale(src)  # as Prometheus: a failed scrape makes the source's series stale
         if self.exporter:
             for src in self.errors:
                 self.exporter.down(src)
@@ -161,12 +142,18 @@ class WatchLoop:
 
             raise TelemetryError("; ".join(self.errors.values()) or "no source answered")
         for e in self._events():
-            click.echo(f"rooftop: warning: {e.get('error', e['event'])}", err=True)
+            click.echo("rooftop: warning: " + event_line(e).removeprefix("rooftop: "), err=True)
         if self.as_json:
             click.echo(dumps(summaries[0] if len(summaries) == 1 else {"sources": summaries}, indent=1))
         else:
-            for s in summaries:
-                click.echo(one_line(s))
+            from rooftop.cli.watch_output import render_window
+            from rooftop.report.layout import make_console
+
+            console = make_console()
+            for k, s in enumerate(summaries):
+                if k:
+                    console.print()
+                render_window(s, console)
 
     def run(self, interval_s: float, count: int | None) -> None:
         """Poll until ``count`` polls or Ctrl-C; JSON lines, plain lines, or a rich live table on a TTY."""
@@ -179,9 +166,7 @@ class WatchLoop:
                     click.echo(dumps(s) if self.as_json else one_line(s))
                 for e in self._events():
                     click.echo(
-                        dumps(e)
-                        if self.as_json
-                        else f"rooftop: {e['source']}: {e['event']} {e.get('error', '')} {e.get('gap_s', '')}".rstrip(),
+                        dumps(e) if self.as_json else event_line(e),
                         err=not self.as_json,
                     )
                 sys.stdout.flush()

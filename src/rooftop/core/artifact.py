@@ -28,7 +28,7 @@ MAX_ARTIFACT_BYTES = 256 << 20
 TRAFFIC_KEYS = ("weight_bytes", "act_in_bytes", "act_out_bytes", "kv_read_bytes", "kv_write_bytes")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Result:
     """One workload's points, totals, memory budget and findings."""
 
@@ -39,8 +39,13 @@ class Result:
     findings: tuple[Finding, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)  # source-specific sections (timeline, identity...)
 
+    def __repr__(self) -> str:
+        from rooftop.core.frames import result_label
 
-@dataclass(frozen=True)
+        return f"<Result {result_label(self)}: {len(self.points)} points, {len(self.findings)} findings>"
+
+
+@dataclass(frozen=True, repr=False)
 class Run:
     """A whole artifact: the roofs used, the results, and the identity of what produced them."""
 
@@ -49,6 +54,22 @@ class Run:
     results: tuple[Result, ...]
     identity: dict[str, Any] = field(default_factory=dict)
     extra_roofs: tuple[Roofs, ...] = ()  # e.g. measured roofs drawn beside datasheet ones
+
+    def to_dataframe(self) -> Any:
+        """One row per point per result: SI columns (flops, bytes, time_s...) and the workload fields (pandas)."""
+        from rooftop.core.frames import to_dataframe
+
+        return to_dataframe(self)
+
+    def __repr__(self) -> str:
+        from rooftop.core.frames import run_repr
+
+        return run_repr(self)
+
+    def _repr_html_(self) -> str:
+        from rooftop.core.frames import run_html
+
+        return run_html(self)
 
 
 def _nan_for_null(d: dict[str, Any]) -> dict[str, Any]:

@@ -92,6 +92,11 @@ class RooflinePoint:
             object.__setattr__(self, "bound", Bound(self.bound))
 
     @property
+    def name(self) -> str:
+        """The point's name: ``name`` in the JSON artifact and the DataFrame (``label`` is the field)."""
+        return self.label
+
+    @property
     def intensity(self) -> float:
         """Arithmetic intensity, FLOP per byte at ``level`` (inf when no bytes move)."""
         return self.flops / self.bytes if self.bytes > 0 else float("inf")

@@ -72,6 +72,6 @@ class Totals:
     def from_dict(cls, data: dict[str, Any]) -> Totals:
         """Inverse of to_dict (derived keys ignored)."""
         names = cls.__dataclass_fields__
-        fields = {k: v for k, v in data.items() if k in names}
+        fields: dict[str, Any] = {k: float("nan") if v is None else v for k, v in data.items() if k in names}
         fields["bound"] = Bound(fields.get("bound") or "")
         return cls(**fields)

@@ -16,7 +16,7 @@ from rooftop.core.findings import Finding
 from rooftop.core.points import RooflinePoint
 from rooftop.core.roofs import Roofs
 from rooftop.core.totals import Totals
-from rooftop.diagnose.evidence import LiveEvidence, ProfileEvidence, TimelineEvidence
+from rooftop.diagnose.evidence import LiveEvidence, MemoryEvidence, ProfileEvidence, TimelineEvidence
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,7 @@ class Evidence:
     profile: ProfileEvidence | None = None
     live: LiveEvidence | None = None
     timeline: TimelineEvidence | None = None
+    memory: MemoryEvidence | None = None
 
 
 Rule = Callable[[Evidence], list[Finding]]
@@ -44,11 +45,17 @@ def rule(fn: Rule) -> Rule:
     return fn
 
 
+_LOADED: list[bool] = []  # the rule modules are found once per process (watch diagnoses every window)
+
+
 def _load_rules() -> None:
     # By name, not `from rooftop.diagnose import rules`: the rules import this module, not the reverse.
+    if _LOADED:
+        return
     package = importlib.import_module("rooftop.diagnose.rules")
     for info in pkgutil.iter_modules(package.__path__):
         importlib.import_module(f"rooftop.diagnose.rules.{info.name}")
+    _LOADED.append(True)
 
 
 def rules() -> dict[str, Rule]:

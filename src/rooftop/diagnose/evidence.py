@@ -4,6 +4,8 @@
   operators;
 * ``LiveEvidence`` — a serving window (``api/window.py``): gauges, counter increases, latency
   quantiles and, with a model, the window's utilisation;
+* ``MemoryEvidence`` — the analytic memory budget per GPU (``analytic/summary.memory_at``): weights,
+  KV, activations against the usable capacity;
 * ``TimelineEvidence`` — an imported trace's GPU timeline (``ingest/timeline.py``): idle time,
   collectives, launch overhead.
 
@@ -105,4 +107,28 @@ class TimelineEvidence:
             launch=LaunchEvidence(**{k: launch[k] for k in launch_keys if launch.get(k) is not None}),
             graph_kernels=graphs.get("graph_kernels", 0),
             graph_launches=graphs.get("graph_launches", 0),
+        )
+
+
+@dataclass(frozen=True)
+class MemoryEvidence:
+    """The memory budget per GPU in bytes: what is needed against what is usable."""
+
+    weights_bytes: float
+    kv_cache_bytes: float
+    activation_bytes: float
+    usable_bytes: float
+    free_bytes: float
+    fits: bool
+
+    @classmethod
+    def from_dict(cls, m: dict[str, Any]) -> MemoryEvidence:
+        """From the artifact's ``memory`` record."""
+        return cls(
+            float(m["weights_bytes"]),
+            float(m["kv_cache_bytes"]),
+            float(m.get("activation_bytes") or 0.0),
+            float(m["usable_bytes"]),
+            float(m["free_bytes"]),
+            bool(m.get("fits", True)),
         )

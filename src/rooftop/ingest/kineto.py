@@ -164,8 +164,12 @@ def _read_slow(p: Path, builder: Builder, progress: Callable[[int], None] | None
     return meta
 
 
-def read_trace(path: str | Path, progress: Callable[[int], None] | None = None, fast: bool = True) -> Trace:
+def read_trace(
+    path: str | Path, progress: Callable[[int], None] | None = None, fast: bool = True, require_kernels: bool = True
+) -> Trace:
     """Stream one Kineto trace into typed columns; malformed files raise TraceFormatError.
+
+    ``require_kernels=False`` accepts a trace without GPU kernels (a CPU-only engine's trace).
 
     ``fast`` tries the fast readers first and falls back to ijson for anything they do not
     vouch for; ``fast=False`` uses ijson only (both give the same Trace, tests/ingest/test_fastjson.py).
@@ -185,7 +189,7 @@ def read_trace(path: str | Path, progress: Callable[[int], None] | None = None, 
     if builder.events == 0:
         raise TraceFormatError(f"{p}: no trace events (expected a 'traceEvents' list)")
     trace = builder.finish(str(p), meta)
-    if not np.any(trace.gpu.kind == KERNEL):
+    if require_kernels and not np.any(trace.gpu.kind == KERNEL):
         raise TraceFormatError(
             f"{p}: no GPU kernel events (cat=kernel) among {builder.events} events; "
             "record with ProfilerActivity.CUDA to see the GPU"

@@ -7,6 +7,7 @@ user's config.json, so there is one path from a config to a ModelSpec.
 
 from __future__ import annotations
 
+import functools
 import json
 from importlib import resources
 from pathlib import Path
@@ -25,9 +26,31 @@ def preset_names() -> list[str]:
     return sorted(p.name.removesuffix(".json") for p in folder.iterdir() if p.name.endswith(".json"))
 
 
+@functools.cache
+def preset_aliases() -> dict[str, str]:
+    """Lower-cased names and Hugging Face repo ids (from each preset's ``_source``) -> preset name."""
+    aliases: dict[str, str] = {}
+    for name in preset_names():
+        aliases[name.lower()] = name
+        text = resources.files("rooftop.models").joinpath(f"presets/{name}.json").read_text(encoding="utf-8")
+        source = str(json.loads(text).get("_source", "")).split()
+        if source and "/" in source[0]:
+            aliases.setdefault(source[0].lower(), name)
+    return aliases
+
+
+def canonical_name(name: str) -> str | None:
+    """The preset a name means: exact, any case ('Llama-3.1-8B'), or its HF repo id ('meta-llama/Llama-3.1-8B')."""
+    key = name.strip().lower()
+    aliases = preset_aliases()
+    # an instruction-tuned variant has its base model's architecture (meta-llama/Llama-3.1-8B-Instruct)
+    return aliases.get(key) or aliases.get(key.removesuffix("-instruct").removesuffix("-hf"))
+
+
 def load_preset(name: str) -> ModelSpec:
-    """A preset by exact name; a miss raises SpecError with suggestions."""
+    """A preset by name (any case) or HF repo id; a miss raises SpecError with suggestions."""
     names = preset_names()
+    name = canonical_name(name) or name
     if name not in names:
         raise SpecError(f"unknown model preset {name!r}{did_you_mean(name, names)}; see `rooftop models list`")
     text = resources.files("rooftop.models").joinpath(f"presets/{name}.json").read_text(encoding="utf-8")
@@ -35,10 +58,12 @@ def load_preset(name: str) -> ModelSpec:
 
 
 def resolve_model(name_or_path: str) -> ModelSpec:
-    """A preset name, or a path to a config.json file or a folder holding one."""
+    """A preset name (any case, or its HF repo id), or a path to a config.json file or a folder holding one."""
     if name_or_path in preset_names():
         return load_preset(name_or_path)
     path = Path(name_or_path)
+    if not path.exists() and canonical_name(name_or_path):
+        return load_preset(name_or_path)
     if path.exists() or "/" in name_or_path or name_or_path.endswith(".json"):
         return load_config_file(path)
     return load_preset(name_or_path)  # raises with "did you mean"
@@ -46,8 +71,9 @@ def resolve_model(name_or_path: str) -> ModelSpec:
 
 def config_dict(name_or_path: str) -> dict[str, Any]:
     """The raw config.json dict behind a preset name or a local path (for building the real model)."""
-    if name_or_path in preset_names():
-        text = resources.files("rooftop.models").joinpath(f"presets/{name_or_path}.json").read_text(encoding="utf-8")
+    preset = canonical_name(name_or_path) if not Path(name_or_path).exists() else None
+    if preset:
+        text = resources.files("rooftop.models").joinpath(f"presets/{preset}.json").read_text(encoding="utf-8")
         data: dict[str, Any] = json.loads(text)
         return data
     path = Path(name_or_path)

@@ -1,10 +1,12 @@
 """Roofline chart geometry shared by the static (matplotlib) and interactive (plotly) charts.
 
-Pure data, no plotting library: roof lines (one compute ceiling per distinct dtype peak, one
-memory ceiling per level — HBM, L2, link — when the roofs have them), ridge points, and the
-points placed at (intensity, achieved FLOP/s), coloured by phase, marked by source and sized by
-their share of their result's time. Points that a log-log chart cannot place are pinned to an
-edge and say so: no FLOPs (bottom-left corner), no HBM bytes (right edge), no time (on the roof).
+Pure data, no plotting library: roof lines (one compute ceiling per distinct dtype peak, each
+its own colour; one memory ceiling per level — HBM (DRAM on a CPU), L2, link — when the roofs
+have them), ridge points, and the points placed at (intensity, achieved FLOP/s), coloured by
+their result (one colour per workload), marked by source and sized by their share of their
+result's time. Points a log-log chart cannot place (no FLOPs, no bytes) are not drawn at made-up
+coordinates: they are listed under the chart (``Chart.unplaced``). A file without FLOP counts
+(an nsys kernel summary) gets a time-ranked kernel chart instead, and a sentence saying why.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from rooftop.core.artifact import Result, Run
 from rooftop.core.points import RooflinePoint
@@ -32,8 +35,18 @@ SOURCE_MARKERS = {
 }
 # roof kind -> (matplotlib linestyle, plotly dash)
 ROOF_DASH = {RoofKind.DATASHEET: ("-", "solid"), RoofKind.THEORETICAL: ("--", "dash"), RoofKind.MEASURED: (":", "dot")}
-EDGE = 1.4  # pinned points sit this factor inside the axis edge
 LEVEL_COLOURS = {"hbm": "#444444", "l2": "#8c564b", "l1": "#bcbd22", "link": "#9467bd", "pcie": "#17becf"}
+# compute roofs, highest peak first (warm colours: compute); results (workloads) in a qualitative palette
+COMPUTE_COLOURS = ("#b2182b", "#d6604d", "#e08214", "#b35806", "#8e0152", "#c51b7d", "#7f3b08")
+RESULT_COLOURS = ("#1b78b4", "#d95f02", "#1b9e77", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666")
+TOP_NAMED = 6  # the static chart names this many operators by time
+
+
+def memory_name(level: str, roofs: Roofs) -> str:
+    """The memory level's display name: HBM on accelerators, DRAM on a CPU."""
+    if level == "hbm" and (roofs.name.lower().startswith("cpu") or roofs.vendor.lower() in ("cpu", "intel", "amd")):
+        return "DRAM"
+    return level.upper()
 
 
 @dataclass(frozen=True)
@@ -69,11 +82,12 @@ class ChartPoint:
     point: RooflinePoint
     result: str
     efficiency: float
+    result_index: int = 0
 
     @property
     def colour(self) -> str:
-        """Colour of its phase."""
-        return PHASE_COLOURS.get(self.point.phase.value, PHASE_COLOURS["unknown"])
+        """Colour of its result (one per workload: decode at batch 1 and at batch 64 differ)."""
+        return RESULT_COLOURS[self.result_index % len(RESULT_COLOURS)]
 
     def hover_lines(self) -> list[str]:
         """Every field of the point, one 'name: value' per line (plain text, not escaped)."""
@@ -120,15 +134,31 @@ class Chart:
     points: tuple[ChartPoint, ...]
     x_range: tuple[float, float]
     y_range: tuple[float, float]
+    unplaced: tuple[ChartPoint, ...] = ()  # no FLOPs or no bytes: listed under the chart, not drawn
+    results: tuple[str, ...] = ()  # one legend entry per result, in colour order
+    memory_label: str = "HBM"
+    no_roofline: str = ""  # why there is no roofline (no point has FLOPs); the kernel bar chart instead
+    notes: tuple[str, ...] = ()  # e.g. kernels whose own precision has no roof among those drawn
+
+    def top(self, n: int = TOP_NAMED) -> list[ChartPoint]:
+        """The ``n`` drawn points that take the most time (named on the static chart)."""
+        return sorted(self.points, key=lambda p: -(p.point.time_s or 0.0))[:n]
+
+    def by_time(self, n: int = 25) -> list[ChartPoint]:
+        """Every point (drawn or not) by time, longest first: the kernel chart of files without FLOPs."""
+        return sorted((*self.points, *self.unplaced), key=lambda p: -(p.point.time_s or 0.0))[:n]
 
 
 def result_label(result: Result) -> str:
-    """Short label of a result: 'decode b=64 c=2048'."""
+    """Short label of a result: 'decode b=64 c=2048', 'sweep prompt 2048 / output 256', or the file; never None."""
     w = result.workload
     if w.get("cohort"):
         return f"sweep {w.get('cohort')}"
-    shape = f"p={w.get('prompt')}" if w.get("phase") == "prefill" else f"c={w.get('context')}"
-    return f"{w.get('phase', '')} b={w.get('batch')} {shape}"
+    if w.get("phase") in ("prefill", "decode") and w.get("batch") is not None:
+        shape = f"p={w.get('prompt')}" if w.get("phase") == "prefill" else f"c={w.get('context')}"
+        return f"{w['phase']} b={w['batch']} {shape}"
+    name = Path(str(w["file"])).name if w.get("file") else str(w.get("source") or w.get("phase") or "result")
+    return name + (f" rank {w['rank']}" if w.get("rank") is not None else "")
 
 
 def _all_roofs(runs: Sequence[Run]) -> list[Roofs]:
@@ -166,6 +196,7 @@ def roof_lines(all_roofs: list[Roofs], x_range: tuple[float, float]) -> tuple[li
     several = len(all_roofs) > 1
     for roofs in all_roofs:
         prefix = f"{roofs.name} " if several else ""
+        colours = iter(COMPUTE_COLOURS * 3)
         hbm = roofs.bandwidth("hbm") if roofs.has_memory("hbm") else None
         top = max((c.flop_per_s for c in roofs.compute), default=float("nan"))
         groups: dict[tuple[float, RoofKind], list[str]] = {}
@@ -184,7 +215,7 @@ def roof_lines(all_roofs: list[Roofs], x_range: tuple[float, float]) -> tuple[li
                     sources[(peak, kind)],
                     (start, x_hi),
                     (peak, peak),
-                    "#222222",
+                    next(colours),
                 )
             )
             if hbm:
@@ -193,7 +224,7 @@ def roof_lines(all_roofs: list[Roofs], x_range: tuple[float, float]) -> tuple[li
             end = min(x_hi, top / m.bytes_per_s) if math.isfinite(top) else x_hi
             lines.append(
                 RoofLine(
-                    f"{prefix}{m.level.upper()} {si(m.bytes_per_s, 'B/s')} ({m.kind.value})",
+                    f"{prefix}{memory_name(m.level, roofs)} {si(m.bytes_per_s, 'B/s')} ({m.kind.value})",
                     "memory",
                     m.kind,
                     m.source,
@@ -202,18 +233,49 @@ def roof_lines(all_roofs: list[Roofs], x_range: tuple[float, float]) -> tuple[li
                     LEVEL_COLOURS.get(m.level, "#444444"),
                 )
             )
-    return lines, ridges
+    return merge_shared(lines, [r.name for r in all_roofs] if several else []), ridges
 
 
-def _place(p: RooflinePoint, roofs: Roofs, x_range: tuple[float, float], y_lo: float) -> tuple[float, float, str]:
+def merge_shared(lines: list[RoofLine], devices: list[str]) -> list[RoofLine]:
+    """One line for a roof several devices share (same value, kind and name): its label names them all.
+
+    Two devices with equal compute peaks (an H100 and an H200) would otherwise draw ten labels on five lines.
+    """
+    merged: dict[tuple[str, float, RoofKind, str], RoofLine] = {}
+    owners: dict[tuple[str, float, RoofKind, str], list[str]] = {}
+    for line in lines:
+        device = next((d for d in devices if line.label.startswith(d + " ")), "")
+        bare = line.label.removeprefix(device + " ") if device else line.label
+        value = line.ys[0] if line.family == "compute" else line.ys[0] / line.xs[0]
+        key = (line.family, value, line.kind, bare)
+        owners.setdefault(key, []).append(device)
+        first = merged.get(key)
+        if first is None or line.xs[0] < first.xs[0]:
+            merged[key] = RoofLine(bare, line.family, line.kind, line.source, line.xs, line.ys, line.colour)
+    out = []
+    for key, line in merged.items():
+        names = [d for d in owners[key] if d]
+        label = f"{', '.join(names)} {line.label}" if names else line.label
+        out.append(RoofLine(label, line.family, line.kind, line.source, line.xs, line.ys, line.colour))
+    return out
+
+
+def _place(p: RooflinePoint, roofs: Roofs) -> tuple[float, float, str]:
+    """Where the point goes, or why it cannot go on a log-log chart (then x = y = nan)."""
     if p.flops <= 0:
-        return x_range[0] * EDGE, y_lo * EDGE, "no FLOPs"
+        return float("nan"), float("nan"), "no FLOPs (intensity 0): not on a log-log roofline"
     if p.bytes <= 0:
-        y = p.flop_per_s if p.time_s else roofs.peak(p.dtype) if roofs.has_compute(p.dtype) else y_lo
-        return x_range[1] / EDGE, y, "no HBM bytes (intensity ∞)"
+        return float("nan"), float("nan"), f"no {p.level.upper()} bytes (intensity ∞): not on a log-log roofline"
     if not p.time_s:
         return p.intensity, p.attainable_flop_per_s(roofs), "no time: drawn on the roof"
     return p.intensity, p.flop_per_s, ""
+
+
+def _efficiency(p: RooflinePoint, roofs: Roofs) -> float:
+    try:
+        return p.roof_efficiency(roofs)
+    except RooftopError:  # a dtype or level the roofs lack: no efficiency, still drawn
+        return float("nan")
 
 
 def build_chart(runs: Sequence[Run], title: str = "") -> Chart:
@@ -221,19 +283,55 @@ def build_chart(runs: Sequence[Run], title: str = "") -> Chart:
     all_roofs = _all_roofs(runs)
     x_range, y_range = _ranges(runs, all_roofs)
     lines, ridges = roof_lines(all_roofs, x_range)
-    points = []
-    for run in runs:
+    drawn: list[ChartPoint] = []
+    unplaced: list[ChartPoint] = []
+    labels: list[str] = []
+    several = len(runs) > 1
+    for n, run in enumerate(runs):
         for result in run.results:
             total = sum(p.time_s or 0.0 for p in result.points) or 1.0
-            label = result_label(result)
+            label = (f"run {n + 1}: " if several else "") + result_label(result)
+            labels.append(label)
             for p in result.points:
-                x, y, pinned = _place(p, run.roofs, x_range, y_range[0])
-                try:
-                    eff = p.roof_efficiency(run.roofs)
-                except RooftopError:  # a dtype or level the roofs lack: no efficiency, still drawn
-                    eff = float("nan")
-                points.append(ChartPoint(x, y, (p.time_s or 0.0) / total, pinned, p, label, eff))
+                x, y, pinned = _place(p, run.roofs)
+                cp = ChartPoint(x, y, (p.time_s or 0.0) / total, pinned, p, label, _efficiency(p, run.roofs),
+                                len(labels) - 1)  # fmt: skip
+                (drawn if math.isfinite(x) else unplaced).append(cp)
     if not title:
-        names = sorted({str(r.workload.get("model", "")) for run in runs for r in run.results})
-        title = f"Roofline — {', '.join(names)} on {', '.join(r.name for r in all_roofs)}"
-    return Chart(title, tuple(lines), tuple(ridges), tuple(points), x_range, y_range)
+        names = sorted({str(r.workload.get("model") or "") for run in runs for r in run.results} - {""})
+        if not names:  # imports: the files' names (and no 'unknown' device)
+            names = sorted({Path(str(r.workload.get("file") or "")).name for run in runs for r in run.results} - {""})
+        devices = [r.name for r in all_roofs if r.name != "unknown"]
+        title = "Roofline — " + " on ".join(x for x in (", ".join(names[:3]), ", ".join(devices)) if x)
+    memory = ", ".join(sorted({memory_name("hbm", r) for r in all_roofs}))
+    why = ""
+    if not drawn and unplaced:
+        nsys = all(p.point.source.value == "nsys" for p in unplaced)
+        cause = ("an Nsight Systems kernel summary gives kernel times, not FLOPs or bytes" if nsys else
+                 "no operator recorded shapes rooftop has a FLOP formula for")  # fmt: skip
+        why = (
+            f"No roofline: none of the {len(unplaced)} points has a FLOP count ({cause}), so none has an "
+            "intensity; the chart ranks them by time instead."
+        )
+    return Chart(title, tuple(lines), tuple(ridges), tuple(drawn), x_range, y_range, tuple(unplaced),
+                 tuple(labels), memory, why, precision_notes(runs))  # fmt: skip
+
+
+def precision_notes(runs: Sequence[Run]) -> tuple[str, ...]:
+    """Points whose dtype has no compute roof in their run's roofs: the roofs drawn are not their ceiling."""
+    notes = []
+    for run in runs:
+        have = [c.dtype for c in run.roofs.compute]
+        missing: dict[str, list[str]] = {}
+        for r in run.results:
+            for p in r.points:
+                if p.flops > 0 and p.dtype and have and not run.roofs.has_compute(p.dtype):
+                    missing.setdefault(p.dtype, []).append(p.label)
+        for dtype, labels in missing.items():
+            names = ", ".join(sorted(set(labels))[:3]) + (" …" if len(set(labels)) > 3 else "")
+            notes.append(
+                f"{len(labels)} {dtype} point(s) ({names}) have no {dtype} roof in {run.roofs.name} (it has "
+                f"{', '.join(have)} only): their ceiling is the {dtype} (tensor-core) roof, not the ones drawn; "
+                "pass --hardware DEVICE to draw it"
+            )
+    return tuple(notes)

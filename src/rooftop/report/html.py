@@ -24,6 +24,7 @@ from rooftop.core.findings import Finding
 from rooftop.core.roofs import Roofs
 from rooftop.errors import ReportError
 from rooftop.report.chart import build_chart, result_label
+from rooftop.report.html_sections import differing_fields, identity_section, import_sections
 from rooftop.report.sweep_table import sweep_rows
 from rooftop.units import gib, seconds, si
 
@@ -41,6 +42,7 @@ table.sortable th{cursor:pointer} table.sortable th:after{content:" \\2195";colo
 .finding{margin:8px 0 14px;padding:8px 12px;border-left:4px solid #ccc;background:#fafafa}
 td.src{white-space:normal;max-width:640px;font-size:11.5px;color:#555}
 .muted{color:#666} details>summary{cursor:pointer;font-weight:600;margin:10px 0}
+.note{padding:8px 12px;background:#fff8e1;border-left:4px solid #f0b400}
 .bound-compute{color:#c62828} .bound-memory{color:#1565c0} .bound-link{color:#6a1b9a}
 """
 
@@ -99,23 +101,6 @@ def _table(
 def _kv(pairs: Sequence[tuple[str, object]]) -> str:
     rows = "".join(f'<tr><td>{_e(k)}</td><td class="l">{_e(v)}</td></tr>' for k, v in pairs)
     return f'<table class="kv"><tbody>{rows}</tbody></table>'
-
-
-def identity_section(run: Run, index: int) -> str:
-    """Who and what produced a run: command, model, device, versions, when."""
-    ident = run.identity
-    model = ident.get("model", {})
-    model_name = model.get("name", "") if isinstance(model, dict) else model
-    pairs: list[tuple[str, object]] = [
-        ("command", run.command),
-        ("model", model_name),
-        ("hardware", f"{run.roofs.name} ({run.roofs.identity.get('name', run.roofs.vendor)})"),
-        ("source", ident.get("source", "")),
-        ("rooftop", ident.get("rooftop", "")),
-        ("created", ident.get("created", "")),
-        ("platform", ident.get("platform", "")),
-    ]
-    return f"<h3>Run {index + 1}: {_e(run.command)}</h3>{_kv([(k, v) for k, v in pairs if v])}"
 
 
 def roofs_section(all_roofs: Sequence[Roofs]) -> str:
@@ -274,60 +259,104 @@ def _figure(scripts: _Scripts, div_id: str, fig: Any) -> str:
     return f'<div id="{_e(div_id)}" class="chart"></div>' + scripts.add(body)
 
 
-def render_html(runs: Sequence[Run], title: str = "") -> str:
-    """The whole report as one HTML string."""
+def _chart_section(scripts: _Scripts, chart: Any) -> list[str]:
+    """The roofline (or, for files without FLOPs, the kernels by time and why), and the points not drawn."""
+    from rooftop.report.interactive import kernels_plotly, roofline_plotly
+
+    if chart.no_roofline:
+        return ["<h2>Kernels by time</h2>", f"<p class='note'>{_e(chart.no_roofline)}</p>",
+                _figure(scripts, "kernels", kernels_plotly(chart))]  # fmt: skip
+    body = [
+        "<h2>Roofline</h2>",
+        f"<p class='muted'>{len(chart.points)} points; colour = result (one legend entry each), marker = source, "
+        "size = share of its result's time; each roof is labelled on its line (solid datasheet, dashed "
+        "theoretical, dotted measured). Hover a point for every field.</p>",
+        _figure(scripts, "roofline", roofline_plotly(chart)),
+    ]
+    body += [f"<p class='note'>{_e(n)}</p>" for n in chart.notes]
+    if chart.unplaced:
+        names = sorted({p.point.label for p in chart.unplaced})
+        shown = ", ".join(names[:200]) + (f" … and {len(names) - 200} more" if len(names) > 200 else "")
+        body.append(f"<details class='unplaced'><summary>{len(chart.unplaced)} points not on the chart (no FLOPs "
+                    f"or no bytes, so no intensity on a log-log axis)</summary><p class='muted'>{_e(shown)}</p>"
+                    "</details>")  # fmt: skip
+    return body
+
+
+def _result_sections(run: Run, name: str) -> list[str]:
+    body = []
+    for result in run.results:
+        body.append(f"<h2>{_e(result_label(result))} <span class='muted'>({_e(name)} · {_e(run.command)})</span></h2>")
+        body.append(
+            _kv([(k, v) for k, v in result.workload.items() if not isinstance(v, list) and v not in ("", None)])
+        )
+        body.append(totals_section(result))
+        if result.findings:
+            body += ["<h3>Findings</h3>", findings_section(result.findings)]
+        body.append(import_sections(result))
+        if "sweep" in result.extra:
+            body += ["<details><summary>every cell</summary>", sweep_table(result), "</details>"]
+        if result.points:
+            body += [
+                f"<details {'open' if len(result.points) <= 60 else ''}><summary>operators</summary>",
+                ops_table(result),
+                "</details>",
+            ]
+    return body
+
+
+def page(title: str, body: Sequence[str], scripts: _Scripts, plotly_tag: str) -> str:
+    """The HTML document around ``body`` (sortable tables, CSP by script hash)."""
+    tail = scripts.add(SORT_JS)
+    return (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        f"<meta http-equiv='Content-Security-Policy' content=\"{scripts.csp()}\">"
+        f"<meta name='viewport' content='width=device-width, initial-scale=1'><title>{_e(title)}</title>"
+        f"<style>{STYLE}</style>{plotly_tag}</head><body>{''.join(body)}{tail}</body></html>"
+    )
+
+
+def plotly_script(scripts: _Scripts) -> str:
+    """plotly.js inlined (no CDN), or a clear error without plotly."""
     try:
         from plotly.offline import get_plotlyjs
     except ImportError:
         raise ReportError("HTML reports need plotly: pip install 'rooftop[report]'") from None
-    from rooftop.report.interactive import roofline_plotly, sweep_figures
+    return scripts.add(get_plotlyjs().replace("</script", "<\\/script"))
+
+
+def render_html(runs: Sequence[Run], title: str = "", names: Sequence[str] = ()) -> str:
+    """The whole report as one HTML string; ``names`` label the runs (file names; default: their commands)."""
+    from rooftop.report.interactive import sweep_figures
 
     if not runs:
         raise ReportError("a report needs at least one run")
+    names = [*names, *(f"{run.command} run" for run in runs[len(names) :])]
     scripts = _Scripts()
+    plotly_tag = plotly_script(scripts)
     chart = build_chart(runs, title)
-    page_title = title or chart.title
-    plotly_tag = scripts.add(get_plotlyjs().replace("</script", "<\\/script"))
-    body = [f"<h1>{_e(page_title)}</h1>", "<h2>Identity</h2>"]
-    body += [identity_section(run, k) for k, run in enumerate(runs)]
+    page_title = title or (chart.title.replace("Roofline", "Kernels by time") if chart.no_roofline else chart.title)
+    body = [f"<h1>{_e(page_title)}</h1>", "<h2>Runs</h2>"]
+    body += [identity_section(run, k, names[k]) for k, run in enumerate(runs)]
+    body.append(differing_fields(runs, names))
     all_roofs: list[Roofs] = []
     for run in runs:
         all_roofs += [r for r in (run.roofs, *run.extra_roofs) if r not in all_roofs]
-    body += ["<h2>Roofs</h2>", roofs_section(all_roofs), "<h2>Roofline</h2>"]
-    body.append(
-        f"<p class='muted'>{len(chart.points)} points; colour = phase, marker = source, size = share of its "
-        "result's time; solid roofs are datasheet, dashed theoretical, dotted measured. Hover a point for "
-        "every field.</p>"
+    roofs = (
+        roofs_section(all_roofs)
+        if any(r.compute or r.memory for r in all_roofs)
+        else ("<p class='muted'>No roofs: the file names no device; pass --hardware (-H) to draw it against one.</p>")
     )
-    body.append(_figure(scripts, "roofline", roofline_plotly(chart)))
+    body += ["<h2>Roofs</h2>", roofs, *_chart_section(scripts, chart)]
     for k, run in enumerate(runs):
         sweeps = sweep_figures(run.results)
         if sweeps:
             body.append("<h2>Sweep</h2>")
             body += [_figure(scripts, f"sweep-{k}-{suffix}", fig) for suffix, fig in sweeps]
-        for result in run.results:
-            body.append(f"<h2>{_e(result_label(result))} <span class='muted'>({_e(run.command)})</span></h2>")
-            body.append(_kv([(key, value) for key, value in result.workload.items() if not isinstance(value, list)]))
-            body.append(totals_section(result))
-            if result.findings:
-                body += ["<h3>Findings</h3>", findings_section(result.findings)]
-            if "sweep" in result.extra:
-                body += ["<details><summary>every cell</summary>", sweep_table(result), "</details>"]
-            if result.points:
-                body += [
-                    f"<details {'open' if len(result.points) <= 60 else ''}><summary>operators</summary>",
-                    ops_table(result),
-                    "</details>",
-                ]
-    body.append(scripts.add(SORT_JS))
-    return (
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-        f"<meta http-equiv='Content-Security-Policy' content=\"{scripts.csp()}\">"
-        f"<meta name='viewport' content='width=device-width, initial-scale=1'><title>{_e(page_title)}</title>"
-        f"<style>{STYLE}</style>{plotly_tag}</head><body>{''.join(body)}</body></html>"
-    )
+        body += _result_sections(run, names[k])
+    return page(page_title, body, scripts, plotly_tag)
 
 
-def write_report(runs: Sequence[Run], path: str | Path, title: str = "") -> Path:
-    """Write the report of ``runs`` to ``path``."""
-    return write_atomic(path, render_html(runs, title), ReportError)
+def write_report(runs: Sequence[Run], path: str | Path, title: str = "", names: Sequence[str] = ()) -> Path:
+    """Write the report of ``runs`` to ``path`` (``names``: how to call each run, e.g. its file)."""
+    return write_atomic(path, render_html(runs, title, names), ReportError)

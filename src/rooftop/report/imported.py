@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Console, Group
-from rich.markup import escape
-from rich.panel import Panel
+from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from rooftop.core.artifact import Result, Run
 from rooftop.core.points import RooflinePoint
 from rooftop.core.roofs import Roofs
-from rooftop.report.tables import findings_group
+from rooftop.report.layout import Cell, Column, fit_table, pairs_table, shorten_name
+from rooftop.report.tables import findings_group, print_line
 from rooftop.units import seconds, si
 
 TOP = 15
@@ -28,29 +27,59 @@ def _roof_pct(p: RooflinePoint, roofs: Roofs) -> str:
     return f"{eff:.0%}" if eff == eff else ""
 
 
-def points_table(result: Result, roofs: Roofs, top: int = TOP) -> Table:
-    """The ``top`` points by time: count, time, share, FLOPs, bytes at level, FLOP/s, B/s, % of roof."""
+POINT_COLUMNS = {
+    "point": Column("point", justify="left", shorten=True),
+    "count": Column("count", "×"),
+    "time": Column("time"),
+    "share": Column("share"),
+    "flops": Column("flops", "FLOPs"),
+    "bytes": Column("bytes"),
+    "level": Column("level", justify="left"),
+    "flop_per_s": Column("flop_per_s", "FLOP/s"),
+    "bytes_per_s": Column("bytes_per_s", "B/s"),
+    "roof": Column("roof"),
+}
+POINT_LAYOUTS = [
+    [POINT_COLUMNS[k] for k in keys.split()]
+    for keys in (
+        "point count time share flops bytes level flop_per_s bytes_per_s roof",
+        "point count time share flops bytes flop_per_s bytes_per_s roof",
+        "point count time share flop_per_s bytes_per_s roof",
+        "point time share roof",
+    )
+]
+
+
+def point_row(p: RooflinePoint, roofs: Roofs, total: float) -> dict[str, Cell]:
+    """The cells of one imported point, keyed as in ``POINT_COLUMNS``."""
+    return {
+        "point": Text(shorten_name(p.label, 120)),
+        "count": f"{p.count:,}",
+        "time": seconds(p.time_s or float("nan")),
+        "share": f"{(p.time_s or 0.0) / total:.1%}" if p.level in ("hbm", "pcie") else "",
+        "flops": si(p.flops, "") if p.flops else "",
+        "bytes": si(p.bytes, "B") if p.bytes else "",
+        "level": p.level,
+        "flop_per_s": si(p.flop_per_s, "FLOP/s") if p.flops else "",
+        "bytes_per_s": si(p.bytes_per_s, "B/s") if p.bytes else "",
+        "roof": _roof_pct(p, roofs),
+    }
+
+
+def points_title(result: Result, top: int = TOP) -> str:
+    """'top 15 of 240 points by time'."""
+    return f"top {min(top, len(result.points))} of {len(result.points)} points by time"
+
+
+def points_table(result: Result, roofs: Roofs, top: int = TOP, width: int = 220) -> RenderableType:
+    """The ``top`` points by time: count, time, share, FLOPs, bytes at level, FLOP/s, B/s, % of roof.
+
+    Narrow widths drop the memory level, then FLOPs and bytes, then the count and rates; names are shortened last.
+    """
     points = sorted(result.points, key=lambda p: -(p.time_s or 0.0))
     total = sum(p.time_s or 0.0 for p in points if p.level in ("hbm", "pcie")) or float("nan")
-    table = Table(title=f"top {min(top, len(points))} of {len(points)} points by time", title_justify="left",
-                  header_style="bold", box=None, pad_edge=False)  # fmt: skip
-    table.add_column("point", no_wrap=True, max_width=60, overflow="ellipsis")
-    for name in ("×", "time", "share", "FLOPs", "bytes", "level", "FLOP/s", "B/s", "roof"):
-        table.add_column(name, justify="left" if name == "level" else "right", no_wrap=True)
-    for p in points[:top]:
-        table.add_row(
-            escape(p.label[:80]),
-            str(p.count),
-            seconds(p.time_s or float("nan")),
-            f"{(p.time_s or 0.0) / total:.1%}" if p.level in ("hbm", "pcie") else "",
-            si(p.flops, "") if p.flops else "",
-            si(p.bytes, "B") if p.bytes else "",
-            p.level,
-            si(p.flop_per_s, "FLOP/s") if p.flops else "",
-            si(p.bytes_per_s, "B/s") if p.bytes else "",
-            _roof_pct(p, roofs),
-        )
-    return table
+    rows = [point_row(p, roofs, total) for p in points[:top]]
+    return fit_table(POINT_LAYOUTS, rows, width, points_title(result, top))
 
 
 def _largest_gap(tl: dict[str, Any]) -> str:
@@ -60,11 +89,8 @@ def _largest_gap(tl: dict[str, Any]) -> str:
     return f"{seconds(tl['largest_gap_s'])} at ts={start:.3f} µs; {tl.get('gaps_over_10us', 0)} gaps > 10 µs"
 
 
-def timeline_table(tl: dict[str, Any]) -> Table:
+def timeline_table(tl: dict[str, Any], width: int = 220) -> Table:
     """Busy, idle, gaps and their causes, NCCL and overlap, joins, launch and CUDA-graph figures."""
-    table = Table(show_header=False, box=None, pad_edge=False)
-    table.add_column(style="bold")
-    table.add_column()
     launch, graphs = tl.get("launch", {}), tl.get("cuda_graph", {})
     rows = [
         ("kernels", f"{tl['kernels']:,} on {len(tl.get('streams', {}))} stream(s); {tl.get('memcpy', 0)} memcpy, "
@@ -82,59 +108,80 @@ def timeline_table(tl: dict[str, Any]) -> Table:
                    f"{seconds(launch.get('delay_median_s', float('nan')))}"),
         ("CUDA graphs", f"{graphs.get('graph_launches', 0)} replays, {graphs.get('graph_kernels', 0)} kernels"),
     ]  # fmt: skip
-    for key, value in rows:
-        table.add_row(key, escape(value))
-    return table
+    return pairs_table(rows, width)
 
 
-def steps_table(steps: dict[str, Any]) -> Table:
+STEP_LAYOUTS = [
+    [
+        Column("step", justify="left", shorten=True),
+        Column("activities", "GPU activities"),
+        *(Column(k, k[:-2].replace("_", "-")) for k in ("span_s", "idle_s", "compute_s", "non_compute_s")),
+    ]
+]
+
+
+def steps_table(steps: dict[str, Any], width: int = 220) -> RenderableType:
     """One row per ProfilerStep; the last step is marked."""
-    table = Table(header_style="bold", box=None, pad_edge=False)
-    for name in ("step", "GPU activities", "span", "idle", "compute", "non-compute"):
-        table.add_column(name, justify="left" if name == "step" else "right")
-    for s in steps.get("steps", []):
-        table.add_row(
-            escape(s["step"]) + (" (last)" if s.get("last") else ""),
-            str(s["activities"]),
-            *(seconds(s[k]) if k in s else "" for k in ("span_s", "idle_s", "compute_s", "non_compute_s")),
-        )
-    return table
+    rows: list[dict[str, Cell]] = [
+        {
+            "step": Text(s["step"] + (" (last)" if s.get("last") else "")),
+            "activities": f"{s['activities']:,}",
+            **{k: seconds(s[k]) for k in ("span_s", "idle_s", "compute_s", "non_compute_s") if k in s},
+        }
+        for s in steps.get("steps", [])
+    ]
+    return fit_table(STEP_LAYOUTS, rows, width)
 
 
-def breakdown_table(breakdown: dict[str, Any]) -> Table:
+BREAKDOWN_LAYOUTS = [[Column("class", justify="left", shorten=True), Column("time"), Column("share"),
+                      Column("instances")]]  # fmt: skip
+
+
+def breakdown_title(breakdown: dict[str, Any]) -> str:
+    """'12 kernel names, 1,640 instances, 179 ms'."""
+    return f"{breakdown['kernel_names']} kernel names, {breakdown['instances']:,} instances, " + seconds(
+        breakdown["total_s"]
+    )
+
+
+def breakdown_table(breakdown: dict[str, Any], width: int = 220) -> RenderableType:
     """Kernel time per class group (nsys summaries)."""
-    table = Table(header_style="bold", box=None, pad_edge=False,
-                  title=f"{breakdown['kernel_names']} kernel names, {breakdown['instances']:,} instances, "
-                        f"{seconds(breakdown['total_s'])}", title_justify="left")  # fmt: skip
-    for name in ("class", "time", "share", "instances"):
-        table.add_column(name, justify="left" if name == "class" else "right")
-    for key, e in breakdown["classes"].items():
-        table.add_row(key, seconds(e["time_s"]), f"{e['share']:.1%}", f"{e['instances']:,}")
-    return table
+    rows: list[dict[str, Cell]] = [
+        {"class": Text(key), "time": seconds(e["time_s"]), "share": f"{e['share']:.1%}",
+         "instances": f"{e['instances']:,}"}
+        for key, e in breakdown["classes"].items()
+    ]  # fmt: skip
+    return fit_table(BREAKDOWN_LAYOUTS, rows, width, breakdown_title(breakdown))
+
+
+def result_heading(w: dict[str, Any]) -> str:
+    """'kineto · trace.json.gz · rank 0 · NVIDIA A100'."""
+    title = f"{w.get('source')} · {w.get('file')}" + (f" · rank {w['rank']}" if w.get("rank") is not None else "")
+    return title + (f" · {w['device']}" if w.get("device") else "")
 
 
 def render_import(run: Run, console: Console, top: int = TOP) -> None:
     """Print every imported result with its sections and findings (``top`` points per result)."""
-    roofs = run.roofs
+    roofs, width = run.roofs, console.width
     roof_text = ", ".join(f"{r.dtype} {si(r.flop_per_s, 'FLOP/s')}" for r in roofs.compute[:3])
     mem_text = ", ".join(f"{r.level} {si(r.bytes_per_s, 'B/s')} ({r.kind.value})" for r in roofs.memory)
-    console.print(escape(f"roofs: {roofs.name}: {roof_text or 'no compute roof'}; {mem_text or 'no memory roof'}"),
-                  style="dim")  # fmt: skip
+    print_line(console, f"roofs: {roofs.name}: {roof_text or 'no compute roof'}; {mem_text or 'no memory roof'}", "dim")
     for result in run.results:
-        w = result.workload
-        title = f"{w.get('source')} · {w.get('file')}" + (f" · rank {w['rank']}" if w.get("rank") is not None else "")
-        title += f" · {w['device']}" if w.get("device") else ""
-        parts: list[Any] = [points_table(result, roofs, top)]
-        if "timeline" in result.extra:
-            parts += [Text(), timeline_table(result.extra["timeline"])]
-        if result.extra.get("steps", {}).get("steps"):
-            parts += [Text(), steps_table(result.extra["steps"])]
-        if "breakdown" in result.extra:
-            parts += [Text(), breakdown_table(result.extra["breakdown"])]
         console.print()
-        console.print(Panel(Group(*parts), title=escape(title), title_align="left"))
+        print_line(console, result_heading(result.workload), "bold")
+        console.print(points_table(result, roofs, top, width))
+        if "timeline" in result.extra:
+            console.print()
+            console.print(timeline_table(result.extra["timeline"], width))
+        if result.extra.get("steps", {}).get("steps"):
+            console.print()
+            console.print(steps_table(result.extra["steps"], width))
+        if "breakdown" in result.extra:
+            console.print()
+            console.print(breakdown_table(result.extra["breakdown"], width))
         if result.findings:
-            console.print(findings_group(result.findings))
+            console.print()
+            console.print(findings_group(result.findings, width))
     skipped = run.identity.get("skipped_files") or {}
     for name, why in skipped.items():
-        console.print(escape(f"skipped {name}: {why}"), style="dim")
+        print_line(console, f"skipped {name}: {why}", "dim")

@@ -9,16 +9,19 @@ scripts can find them.
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from rooftop.core.artifact import Result
 from rooftop.report.chart import ROOF_DASH, SOURCE_MARKERS, Chart
 from rooftop.report.sweep_table import sweep_rows
+from rooftop.units import si
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
 
+ROOF_SLOPE_DEG = 28  # a bandwidth roof's on-screen slope at the default aspect (labels follow it)
 BOUND_ORDER = ("compute", "memory:weights", "memory:kv", "memory:activations", "link", "does not fit")
 BOUND_COLOURS = ("#d62728", "#1f77b4", "#17becf", "#bcbd22", "#9467bd", "#dddddd")
 
@@ -27,77 +30,94 @@ def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
+def _roof_traces(fig: Any, chart: Chart) -> None:
+    """Each roof in its colour, with its label written on the line (hover: its source)."""
+    import plotly.graph_objects as go
+
+    for line in chart.roofs:
+        fig.add_trace(
+            go.Scatter(x=list(line.xs), y=list(line.ys), mode="lines", name=_e(line.label), meta="roof",
+                       showlegend=False, line={"color": line.colour, "dash": ROOF_DASH[line.kind][1], "width": 1.5},
+                       hovertext=_e(f"{line.label} — source: {line.source or 'n/a'}"), hoverinfo="text")
+        )  # fmt: skip
+        compute = line.family == "compute"
+        x, y = (line.xs[1], line.ys[1]) if compute else (line.xs[0] * 1.6, line.ys[0] * 1.6)
+        fig.add_annotation(x=math.log10(x), y=math.log10(y), text=_e(line.label), showarrow=False,
+                           xanchor="right" if compute else "left", yanchor="bottom", font={"size": 10,
+                           "color": line.colour}, textangle=0 if compute else -ROOF_SLOPE_DEG)  # fmt: skip
+
+
+def _si_ticks(lo: float, hi: float, unit: str) -> dict[str, Any]:
+    """Decade ticks written in SI units ('1 TFLOP/s'), never '10¹⁵' or '100T'."""
+    decades = range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+    values = [10.0**d for d in decades]
+    return {"tickvals": values, "ticktext": [si(v, unit) if unit else f"{v:g}" for v in values]}
+
+
 def roofline_plotly(chart: Chart) -> go.Figure:
-    """The roofline as a plotly Figure (log-log, roofs by kind, points by phase/source/share)."""
+    """The roofline as a plotly Figure (log-log, roofs coloured and labelled, one colour per result)."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
-    for line in chart.roofs:
-        fig.add_trace(
-            go.Scatter(
-                x=list(line.xs),
-                y=list(line.ys),
-                mode="lines",
-                name=_e(line.label),
-                meta="roof",
-                line={"color": line.colour, "dash": ROOF_DASH[line.kind][1], "width": 1.5},
-                hovertext=_e(f"{line.label} — source: {line.source or 'n/a'}"),
-                hoverinfo="text",
-            )
-        )
+    _roof_traces(fig, chart)
     if chart.ridges:
         fig.add_trace(
-            go.Scatter(
-                x=[r.x for r in chart.ridges],
-                y=[r.y for r in chart.ridges],
-                mode="markers",
-                name="ridge points",
-                meta="ridge",
-                marker={"symbol": "line-ns-open", "size": 14, "color": "#222222"},
-                hovertext=[_e(r.label) for r in chart.ridges],
-                hoverinfo="text",
-            )
-        )
-    groups: dict[tuple[str, str, str], list[int]] = {}
+            go.Scatter(x=[r.x for r in chart.ridges], y=[r.y for r in chart.ridges], mode="markers",
+                       name="ridge points", meta="ridge", showlegend=False,
+                       marker={"symbol": "line-ns-open", "size": 14, "color": "#555555"},
+                       hovertext=[_e(r.label) for r in chart.ridges], hoverinfo="text")
+        )  # fmt: skip
+    groups: dict[tuple[int, str], list[int]] = {}
     for k, cp in enumerate(chart.points):
-        groups.setdefault((cp.result, cp.point.phase.value, cp.point.source.value), []).append(k)
-    for (result, _phase, source), members in groups.items():
+        groups.setdefault((cp.result_index, cp.point.source.value), []).append(k)
+    shown: set[int] = set()
+    for (index, source), members in groups.items():
         pts = [chart.points[k] for k in members]
         fig.add_trace(
             go.Scatter(
-                x=[p.x for p in pts],
-                y=[p.y for p in pts],
-                mode="markers",
-                name=_e(f"{result} · {source}"),
-                meta="ops",
-                marker={
-                    "color": pts[0].colour,
-                    "symbol": SOURCE_MARKERS.get(source, ("o", "circle"))[1],
-                    "size": [6 + 34 * p.share**0.5 for p in pts],
-                    "opacity": 0.8,
-                    "line": {"color": "white", "width": 0.5},
-                },
-                hovertext=["<br>".join(_e(line) for line in p.hover_lines()) for p in pts],
-                hoverinfo="text",
+                x=[p.x for p in pts], y=[p.y for p in pts], mode="markers", name=_e(pts[0].result), meta="ops",
+                legendgroup=str(index), showlegend=index not in shown,
+                marker={"color": pts[0].colour, "symbol": SOURCE_MARKERS.get(source, ("o", "circle"))[1],
+                        "size": [6 + 34 * p.share**0.5 for p in pts], "opacity": 0.8,
+                        "line": {"color": "white", "width": 0.5}},
+                hovertext=["<br>".join(_e(line) for line in p.hover_lines()) for p in pts], hoverinfo="text",
             )
-        )
+        )  # fmt: skip
+        shown.add(index)
     fig.update_layout(
         title={"text": _e(chart.title)},
-        xaxis={"type": "log", "title": {"text": "arithmetic intensity (FLOP per HBM byte)"}},
-        yaxis={"type": "log", "title": {"text": "performance (FLOP/s)"}},
-        height=620,
-        template="plotly_white",
-        legend={"font": {"size": 10}},
-        hoverlabel={"align": "left"},
-    )
+        xaxis={"type": "log", "title": {"text": f"arithmetic intensity (FLOP per {chart.memory_label} byte)"},
+               **_si_ticks(*chart.x_range, "")},
+        yaxis={"type": "log", "title": {"text": "performance"}, **_si_ticks(*chart.y_range, "FLOP/s")},
+        height=620, template="plotly_white", hoverlabel={"align": "left"},
+        legend={"font": {"size": 11}, "title": {"text": "results (size = share of time)"}, "x": 1.02, "y": 1},
+    )  # fmt: skip
     fig.update_xaxes(range=[_log10(chart.x_range[0]), _log10(chart.x_range[1])])
     fig.update_yaxes(range=[_log10(chart.y_range[0]), _log10(chart.y_range[1])])
     return fig
 
 
-def _log10(x: float) -> float:
-    import math
+def kernels_plotly(chart: Chart) -> go.Figure:
+    """Files without FLOP counts: the kernels ranked by time (a bar each), every field in the hover."""
+    import plotly.graph_objects as go
 
+    top = chart.by_time()
+    fig = go.Figure(
+        go.Bar(
+            x=[(p.point.time_s or 0.0) * 1e3 for p in top],
+            y=[_e(f"{k + 1}. {p.point.label[:80]}") for k, p in enumerate(top)],  # ranked: equal names stay apart
+            orientation="h", marker={"color": [p.colour for p in top]}, meta="kernels",
+            hovertext=["<br>".join(_e(line) for line in p.hover_lines()) for p in top], hoverinfo="text",
+        )
+    )  # fmt: skip
+    fig.update_layout(title={"text": _e(chart.title.replace("Roofline", "Kernels by time"))},
+                      xaxis={"title": {"text": "time (ms)"}}, yaxis={"autorange": "reversed"},
+                      height=max(360, 22 * len(top) + 120), template="plotly_white",
+                      margin={"l": 420})  # fmt: skip
+    return fig
+
+
+def _log10(x: float) -> float:
     return math.log10(x)
 
 

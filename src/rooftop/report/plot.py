@@ -1,22 +1,34 @@
 """Static roofline chart through matplotlib: the Figure is returned (never shown) or saved as PNG/SVG.
 
-Log-log axes; one compute ceiling per dtype peak and one bandwidth ceiling per memory level;
-ridge points marked; datasheet roofs solid, theoretical dashed, measured dotted; points coloured
-by phase, shaped by source, sized by their share of their result's time. matplotlib is imported
+Log-log axes with SI ticks; one compute ceiling per dtype peak and one bandwidth ceiling per
+memory level, each coloured and labelled on its line; ridge points marked; datasheet roofs
+solid, theoretical dashed, measured dotted; points coloured by result (workload), shaped by
+source, sized by their share of their result's time, the top operators by time named; points
+with no FLOPs or bytes listed under the chart; the legend outside the data. matplotlib is imported
 here only, lazily, and never through pyplot (no global figure state, no window).
 """
 
 from __future__ import annotations
 
 import io
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rooftop.core.artifact import Run
 from rooftop.core.atomic import write_atomic
 from rooftop.errors import ReportError
-from rooftop.report.chart import PHASE_COLOURS, ROOF_DASH, SOURCE_MARKERS, Chart, build_chart
+from rooftop.report.chart import (
+    RESULT_COLOURS,
+    ROOF_DASH,
+    SOURCE_MARKERS,
+    TOP_NAMED,
+    Chart,
+    ChartPoint,
+    build_chart,
+)
+from rooftop.units import si
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -36,81 +48,130 @@ def plain(text: str) -> str:
     return text.replace("$", r"\$")
 
 
-def figure_from_chart(chart: Chart) -> Figure:
-    """Draw ``chart`` on a new matplotlib Figure and return it."""
-    from matplotlib.figure import Figure
+def _si_axes(ax: Any) -> None:
+    """Ticks in SI units: '1 TFLOP/s', '100 GFLOP/s'; intensities as plain numbers."""
+    from matplotlib.ticker import FuncFormatter, LogLocator
+
+    ax.yaxis.set_major_locator(LogLocator(base=10))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: si(v, "FLOP/s")))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+
+
+def _draw_roofs(ax: Any, chart: Chart) -> None:
+    """Each roof in its colour, labelled on its line (memory labels follow the slope on screen)."""
+    import math
+
+    memory_lines = 0
+    for line in chart.roofs:
+        ax.plot(line.xs, line.ys, linestyle=ROOF_DASH[line.kind][0], color=line.colour, linewidth=1.5, zorder=2)
+        if line.family == "compute":
+            ax.annotate(plain(line.label), (line.xs[1], line.ys[1]), xytext=(-4, 2), textcoords="offset points",
+                        fontsize=7, ha="right", va="bottom", color=line.colour)  # fmt: skip
+            continue
+        shift = 1.5 * 2.5**memory_lines  # each memory roof's label further along its line: no two overlap
+        memory_lines += 1
+        x0, y0 = line.xs[0] * shift, line.ys[0] * shift
+        (px0, py0), (px1, py1) = ax.transData.transform([(line.xs[0], line.ys[0]), (line.xs[1], line.ys[1])])
+        angle = math.degrees(math.atan2(py1 - py0, px1 - px0))
+        ax.annotate(plain(line.label), (x0, y0), xytext=(0, 3), textcoords="offset points", fontsize=7, ha="left",
+                    va="bottom", color=line.colour, rotation=angle, rotation_mode="anchor")  # fmt: skip
+    for ridge in chart.ridges:
+        ax.plot([ridge.x], [ridge.y], marker="|", markersize=12, color="#555555", linestyle="none")
+        ax.annotate(f"{ridge.x:.0f}", (ridge.x, ridge.y), xytext=(3, -11), textcoords="offset points", fontsize=6)
+
+
+def _draw_points(ax: Any, chart: Chart) -> None:
+    """One colour per result, one marker per source, size by share of time; the top operators named."""
+    groups: dict[tuple[int, str], list[int]] = {}
+    for k, cp in enumerate(chart.points):
+        groups.setdefault((cp.result_index, cp.point.source.value), []).append(k)
+    for (_index, source), members in groups.items():
+        pts = [chart.points[k] for k in members]
+        ax.scatter([p.x for p in pts], [p.y for p in pts], s=[16 + 400 * p.share for p in pts], c=pts[0].colour,
+                   marker=SOURCE_MARKERS.get(source, ("o", "circle"))[0], alpha=0.8, edgecolors="white",
+                   linewidths=0.5, zorder=3)  # fmt: skip
+    named: list[ChartPoint] = []
+    for cp in chart.top(3 * TOP_NAMED):
+        if len(named) < TOP_NAMED and not any(_near(cp, o) for o in named):
+            named.append(cp)
+    for n, cp in enumerate(named):
+        name = cp.point.label if len(cp.point.label) <= 28 else cp.point.label[:27] + "…"
+        ax.annotate(plain(name), (cp.x, cp.y), xytext=(8, -12 + 9 * (n % 3)), textcoords="offset points", fontsize=7,
+                    color="#222222", zorder=4, arrowprops={"arrowstyle": "-", "color": "#999", "lw": 0.5})  # fmt: skip
+
+
+def _near(a: ChartPoint, b: ChartPoint) -> bool:
+    """The same operator drawn at (almost) the same place: name it once."""
+    return a.point.label == b.point.label and 1 / 1.3 < a.x / b.x < 1.3 and 1 / 1.3 < a.y / b.y < 1.3
+
+
+def _legend(fig: Any, chart: Chart) -> None:
+    """Outside the data, right of the axes: one entry per result, the sources, the roof kinds."""
     from matplotlib.lines import Line2D
 
+    labels = [plain(textwrap.shorten(r, 40, placeholder="…")) for r in chart.results]
+    handles = [Line2D([], [], color=RESULT_COLOURS[k % len(RESULT_COLOURS)], marker="o", linestyle="none",
+                      label=label) for k, label in enumerate(labels)]  # fmt: skip
+    sources = sorted({p.point.source.value for p in chart.points})
+    if len(sources) > 1:
+        handles += [Line2D([], [], color="#555555", marker=SOURCE_MARKERS.get(s, ("o",))[0], linestyle="none",
+                           label=s) for s in sources]  # fmt: skip
+    handles += [
+        Line2D([], [], color="#555555", linestyle=d[0], label=f"{k.value} roof")  # type: ignore[arg-type]
+        for k, d in ROOF_DASH.items()
+        if any(r.kind is k for r in chart.roofs)
+    ]
+    fig.legend(handles=handles, loc="outside right upper", fontsize=8, title="size = share of time",
+               title_fontsize=7)  # fmt: skip
+
+
+def _unplaced_note(chart: Chart) -> str:
+    names = ", ".join(sorted({p.point.label for p in chart.unplaced}))
+    if len(names) > 160:
+        names = names[:159] + "…"
+    return f"not drawn (no FLOPs or no bytes, so no intensity): {names}" if names else ""
+
+
+def kernel_figure(chart: Chart) -> Figure:
+    """Files without FLOP counts: the kernels ranked by time, and why there is no roofline."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=SIZE_IN, dpi=DPI, layout="constrained")
+    ax = fig.add_subplot()
+    top = chart.by_time()
+    names = [p.point.label if len(p.point.label) <= 60 else p.point.label[:59] + "…" for p in top]
+    ax.barh(range(len(top)), [(p.point.time_s or 0.0) * 1e3 for p in top], color=[p.colour for p in top])
+    ax.set_yticks(range(len(top)), [plain(n) for n in names], fontsize=6)
+    ax.invert_yaxis()
+    ax.set_xlabel("time (ms)")
+    ax.set_title(plain(chart.title.replace("Roofline", "Kernels by time")), fontsize=10)
+    fig.supxlabel(plain(chart.no_roofline), fontsize=8, x=0.01, ha="left")
+    return fig
+
+
+def figure_from_chart(chart: Chart) -> Figure:
+    """Draw ``chart`` on a new matplotlib Figure and return it (the kernel chart when nothing has FLOPs)."""
+    from matplotlib.figure import Figure
+
+    if chart.no_roofline:
+        return kernel_figure(chart)
     fig = Figure(figsize=SIZE_IN, dpi=DPI, layout="constrained")
     ax = fig.add_subplot()
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(*chart.x_range)
     ax.set_ylim(*chart.y_range)
-    for line in chart.roofs:
-        ax.plot(
-            line.xs,
-            line.ys,
-            linestyle=ROOF_DASH[line.kind][0],
-            color=line.colour,
-            linewidth=1.4,
-            label=plain(line.label),
-        )
-        if line.family == "compute":
-            ax.annotate(
-                plain(line.label), (line.xs[1], line.ys[1]), fontsize=7, ha="right", va="bottom", color=line.colour
-            )
-        else:
-            x_text = line.xs[0] * 1.6
-            ax.annotate(
-                plain(line.label),
-                (x_text, line.ys[0] * 1.6 * 1.25),
-                fontsize=7,
-                ha="left",
-                va="bottom",
-                color=line.colour,
-                rotation=26,
-                rotation_mode="anchor",
-            )
-    for ridge in chart.ridges:
-        ax.plot([ridge.x], [ridge.y], marker="|", markersize=14, color="#222222", linestyle="none")
-        ax.annotate(f"{ridge.x:.0f}", (ridge.x, ridge.y), xytext=(3, -11), textcoords="offset points", fontsize=6)
-    groups: dict[tuple[str, str], list[int]] = {}
-    for k, cp in enumerate(chart.points):
-        groups.setdefault((cp.point.phase.value, cp.point.source.value), []).append(k)
-    for (phase, source), members in groups.items():
-        pts = [chart.points[k] for k in members]
-        ax.scatter(
-            [p.x for p in pts],
-            [p.y for p in pts],
-            s=[16 + 400 * p.share for p in pts],
-            c=PHASE_COLOURS.get(phase, PHASE_COLOURS["unknown"]),
-            marker=SOURCE_MARKERS.get(source, ("o", "circle"))[0],
-            alpha=0.75,
-            edgecolors="white",
-            linewidths=0.5,
-            zorder=3,
-        )
-    ax.set_xlabel("arithmetic intensity (FLOP per HBM byte)")
-    ax.set_ylabel("performance (FLOP/s)")
+    _si_axes(ax)
+    _draw_roofs(ax, chart)
+    _draw_points(ax, chart)
+    ax.set_xlabel(f"arithmetic intensity (FLOP per {chart.memory_label} byte)")
+    ax.set_ylabel("performance")
     ax.set_title(plain(chart.title), fontsize=10)
     ax.grid(True, which="major", alpha=0.3)
-    handles = [
-        Line2D([], [], color=c, marker="o", linestyle="none", label=ph)
-        for ph, c in PHASE_COLOURS.items()
-        if any(p.point.phase.value == ph for p in chart.points)
-    ]
-    handles += [
-        Line2D([], [], color="#555555", marker=m[0], linestyle="none", label=src)
-        for src, m in SOURCE_MARKERS.items()
-        if any(p.point.source.value == src for p in chart.points)
-    ]
-    handles += [
-        Line2D([], [], color="#222222", linestyle=d[0], label=f"{k.value} roof")  # type: ignore[arg-type]
-        for k, d in ROOF_DASH.items()
-        if any(r.kind is k for r in chart.roofs)
-    ]
-    ax.legend(handles=handles, loc="lower right", fontsize=8, title="size = share of time", title_fontsize=7)
+    _legend(fig, chart)
+    note = "\n".join(textwrap.fill(x, 180) for x in (_unplaced_note(chart), *chart.notes) if x)
+    if note:
+        fig.supxlabel(plain(note), fontsize=7, x=0.01, ha="left", color="#555555")
     return fig
 
 

@@ -44,6 +44,7 @@ class Exporter:
 
         self.host, self.port = parse_address(address)
         self.registry = CollectorRegistry()
+        self.series: dict[tuple[str, str], set[tuple[str, str]]] = {}  # (source, gauge) -> label pairs set
         self.gauges = {
             name: Gauge(name, doc, ["source", "phase", "quantile"], registry=self.registry)
             for name, doc in GAUGES.items()
@@ -58,6 +59,7 @@ class Exporter:
         """Set one gauge (NaN values are skipped: absent beats wrong)."""
         if value == value:
             self.gauges[name].labels(source=source, phase=phase, quantile=quantile).set(value)
+            self.series.setdefault((source, name), set()).add((phase, quantile))
 
     def update(self, source: str, summary: Mapping[str, Any]) -> None:
         """Set the gauges from a watch summary (the dict `rooftop watch --json` prints)."""
@@ -84,6 +86,14 @@ class Exporter:
     def down(self, source: str) -> None:
         """Mark a source as failing."""
         self.set("rooftop_up", 0.0, source)
+
+    def stale(self, source: str) -> None:
+        """Withdraw every series of ``source`` but ``rooftop_up`` (Prometheus' staleness: absent beats old)."""
+        for name, gauge in self.gauges.items():
+            if name == "rooftop_up":
+                continue
+            for phase, quantile in self.series.pop((source, name), set()):
+                gauge.remove(source, phase, quantile)
 
     def close(self) -> None:
         """Stop serving."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from rooftop.errors import TelemetryError
 
@@ -40,10 +41,18 @@ class Snapshot:
         """Every sample name present."""
         return {s.name for s in self.samples}
 
+    @cached_property
+    def by_name(self) -> dict[str, list[Sample]]:
+        """Samples grouped by name (built once: engine maps look up dozens of names per scrape)."""
+        out: dict[str, list[Sample]] = {}
+        for s in self.samples:
+            out.setdefault(s.name, []).append(s)
+        return out
+
     def series(self, name: str, match: Mapping[str, str] | None = None) -> Iterator[Sample]:
         """Samples called ``name`` whose labels include every pair of ``match``."""
-        for s in self.samples:
-            if s.name == name and (not match or all(dict(s.labels).get(k) == v for k, v in match.items())):
+        for s in self.by_name.get(name, ()):
+            if not match or all(dict(s.labels).get(k) == v for k, v in match.items()):
                 yield s
 
     def total(self, name: str, match: Mapping[str, str] | None = None) -> float | None:
@@ -54,6 +63,11 @@ class Snapshot:
 
 def parse(text: str, time_s: float, source: str = "") -> Snapshot:
     """Parse exposition ``text``; raise TelemetryError naming ``source`` when it is not exposition format."""
+    from rooftop.serving.fastexpo import parse_fast
+
+    fast = parse_fast(text)
+    if fast is not None and fast[0]:
+        return Snapshot(tuple(Sample(*row) for row in fast[0]), time_s, source, fast[1])
     from prometheus_client.parser import text_string_to_metric_families
 
     samples: list[Sample] = []

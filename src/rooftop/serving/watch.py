@@ -158,13 +158,29 @@ class JsonlLog:
 Fetcher = Callable[[str], Snapshot]
 
 
+STALE_AFTER_S = 300.0  # Prometheus' lookback delta: a series unseen this long is stale
+
+
 @dataclass
 class SourceState:
-    """What the watcher remembers per source."""
+    """What the watcher remembers per source, with Prometheus' ``up`` and staleness.
+
+    As Prometheus does per target: ``up`` is 1 when the last poll succeeded, 0 when it failed;
+    a failed poll makes the source's series stale at once (their last values are no longer
+    current, so they are not shown or exported), and so does a last good poll older than the
+    lookback (:data:`STALE_AFTER_S`). ``scrape_duration_s`` is the last poll's duration.
+    """
 
     last: Observation | None = None
     failing_since: float | None = None
     last_error: str = ""
+    up: bool = False
+    scrape_duration_s: float = float("nan")
+    last_ok_s: float = float("nan")  # wall clock of the last good poll (a saved file's own time may be old)
+
+    def stale(self, now_s: float) -> bool:
+        """Whether the source's last values are no longer current."""
+        return not self.up or self.last is None or not now_s - self.last_ok_s <= STALE_AFTER_S
 
 
 @dataclass
@@ -203,14 +219,19 @@ class Watcher:
         for src in self.sources:
             st = self.state[src]
             now = time.time()
+            t0 = time.perf_counter()
             try:
-                obs = observe(self.fetch(src), src, self.engine, self.model_label)
+                # the engine detected at the first poll is kept (detection scans every sample)
+                engine = self.engine or (st.last.engine if st.up and st.last else None)
+                obs = observe(self.fetch(src), src, engine, self.model_label)
             except RooftopError as exc:
+                st.up, st.scrape_duration_s = False, time.perf_counter() - t0
                 if st.failing_since is None:
                     st.failing_since = now
                 st.last_error = str(exc)
                 self._event({"t": now, "source": src, "event": "error", "error": str(exc)})
                 continue
+            st.up, st.scrape_duration_s, st.last_ok_s = True, time.perf_counter() - t0, now
             if st.failing_since is not None:
                 since = st.last.time_s if st.last else st.failing_since
                 self._event(

@@ -6,6 +6,7 @@ from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding
 from rooftop.diagnose.engine import Evidence, rule
 from rooftop.diagnose.remedies import CHECK_FIRST, REMEDIES
+from rooftop.units import seconds
 
 IDLE_SHARE = 0.25  # below this, idle time is normal slack between kernels
 
@@ -28,7 +29,7 @@ def trace_idle_gaps(ev: Evidence) -> list[Finding]:
             code="gpu-idle",
             severity=Severity.CRITICAL if share >= 0.5 else Severity.WARN,
             title=(
-                f"GPU idle {share:.0%} of the {tl.span_s:.3g} s span; largest gap {tl.largest_gap_s * 1e3:.3g} ms"
+                f"GPU idle {share:.0%} of the {tl.span_s:.3g} s span; largest gap {seconds(tl.largest_gap_s)}"
                 + (f", mostly {cause}" if cause else "")
             ),
             bottleneck="host",

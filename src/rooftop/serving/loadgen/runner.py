@@ -42,6 +42,7 @@ class RunResult:
     records: tuple[RequestRecord, ...]
     duration_s: float
     started_unix_s: float
+    origin_perf_s: float = 0.0  # time.perf_counter() of offset 0 (the records' clock)
 
 
 async def _run(
@@ -85,7 +86,7 @@ async def _run(
         await asyncio.gather(*tasks)
     ends = [r.end_s if r.end_s == r.end_s else r.sent_s for r in records]
     duration = max(ends) - min(r.sent_s for r in records) if records else 0.0
-    return RunResult(tuple(records), float(duration), started_unix)
+    return RunResult(tuple(records), float(duration), started_unix, t0)
 
 
 def run(

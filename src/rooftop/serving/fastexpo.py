@@ -1,0 +1,118 @@
+"""A fast path for the Prometheus text format: plain lines parsed with one regex, labels memoised.
+
+`rooftop watch` of a hundred endpoints parses a hundred expositions a second; prometheus_client's
+parser spends ~10 ms on a 50 kB vLLM page, this path well under one. It vouches only for the
+plain form, ``name{label="value",...} value [timestamp]`` with ``# HELP``/``# TYPE`` comments and
+no escapes; anything else (a backslash, OpenMetrics' ``# EOF``, a line it cannot match) returns
+None and the caller uses prometheus_client's parser, so results and errors come from one place.
+Names follow prometheus_client: a counter's family name drops ``_total``, its sample has it.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+LINE = re.compile(r"([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{([^}]*)\})?[ \t]+(\S+)(?:[ \t]+-?\d+)?[ \t]*")
+LABEL = re.compile(r'[ \t]*([a-zA-Z_][a-zA-Z0-9_]*)[ \t]*=[ \t]*"([^"]*)"[ \t]*(?:,|$)')
+
+Labels = tuple[tuple[str, str], ...]
+
+
+@lru_cache(maxsize=65536)
+def labels(text: str) -> Labels | None:
+    """``a="1",b="2"`` → sorted pairs (None when not the plain form); the same strings recur every scrape."""
+    pairs, pos = [], 0
+    text = text.strip()
+    while pos < len(text):
+        m = LABEL.match(text, pos)
+        if m is None:
+            return None
+        pairs.append((m.group(1), m.group(2)))
+        pos = m.end()
+    return tuple(sorted(pairs))
+
+
+SUFFIXES = ("", "_total", "_bucket", "_sum", "_count", "_created", "_gsum", "_gcount", "_info")
+
+
+def _type_line(line: str, types: dict[str, str]) -> str | None:
+    """Record a ``# TYPE`` line; the family name it opens (None when malformed)."""
+    parts = line.split(None, 3)
+    if len(parts) < 4:
+        return None
+    name, kind = parts[2], parts[3].strip()
+    if kind == "counter" and name.endswith("_total"):
+        name = name[:-6]
+    types[name] = kind
+    return name
+
+
+def _in_family(name: str, family: str) -> bool:
+    return name.startswith(family) and name[len(family) :] in SUFFIXES
+
+
+Head = tuple[str, Labels | None, str, str]  # (name as shown, "" to drop; labels; family after; untyped name or "")
+_HEADS: dict[tuple[str, str, str], Head] = {}  # (family, its type, line less its value) -> Head
+MAX_HEADS = 200_000
+
+
+def _head(family: str, kind: str, name: str, raw: str | None) -> Head:
+    """What a sample line's name and labels mean after ``family`` (of type ``kind``)."""
+    untyped = not (family and _in_family(name, family))
+    if untyped:
+        family = ""
+    elif name == family and kind == "counter":
+        name += "_total"  # as prometheus_client names a counter's sample
+    shown = "" if name.endswith("_created") else name
+    return shown, labels(raw) if raw else (), family, name if untyped else ""
+
+
+def parse_fast(text: str) -> tuple[list[tuple[str, Labels, float]], dict[str, str]] | None:
+    """(name, labels, value) of every sample and the family types, or None when the text needs the full parser.
+
+    A line's meaning up to its value is memoised (``_HEADS``): a page repeats the same series on
+    every scrape, so most lines cost a split, a lookup and a float().
+    """
+    if "\\" in text:
+        return None
+    out: list[tuple[str, Labels, float]] = []
+    types: dict[str, str] = {}
+    match = LINE.fullmatch
+    family = ""
+    for line in text.splitlines():
+        if not line or line[0] == "#":
+            if line.startswith("# TYPE"):
+                family = _type_line(line, types) or ""
+                if not family:
+                    return None
+            elif line.startswith("# EOF"):
+                return None
+            continue
+        before, _, value_text = line.rpartition(" ")
+        key = (family, types.get(family, ""), before)
+        head = _HEADS.get(key)
+        if head is None:
+            m = match(line)
+            if m is None:
+                return None
+            name, raw, matched_value = m.groups()
+            head = _head(family, key[1], name, raw)
+            if matched_value != value_text:  # a timestamp follows the value: not memoised
+                value_text = matched_value
+            elif len(_HEADS) < MAX_HEADS:
+                _HEADS[key] = head
+        shown, lab, family, untyped = head
+        if untyped:
+            types.setdefault(untyped, "unknown")
+        if lab is None:
+            return None
+        if not shown:
+            continue
+        try:
+            value = float(value_text)
+        except ValueError:
+            return None
+        if value == value:  # NaN samples are dropped
+            out.append((shown, lab, value))
+    return out, types

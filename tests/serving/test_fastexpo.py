@@ -1,0 +1,31 @@
+"""serving/fastexpo.py: the fast exposition path gives prometheus_client's snapshot, or steps aside."""
+
+from __future__ import annotations
+
+import pytest
+
+import rooftop.serving.fastexpo as fe
+from rooftop.serving.exposition import parse
+from tests.conftest import DATA
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (DATA / "serving").glob("*.prom")))
+def test_fast_equals_prometheus_client_on_real_samples(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (DATA / "serving" / name).read_text(encoding="utf-8")
+    assert fe.parse_fast(text) is not None  # every real sample takes the fast path
+    fast = parse(text, 1.0, "x")
+    again = parse(text, 1.0, "x")  # every line's head memoised now
+    monkeypatch.setattr(fe, "parse_fast", lambda _text: None)
+    slow = parse(text, 1.0, "x")
+    assert fast.samples == slow.samples == again.samples and dict(fast.types) == dict(slow.types) == dict(again.types)
+
+
+def test_unusual_text_steps_aside() -> None:
+    assert fe.parse_fast('a{l="x\\"y"} 1\n') is None  # an escape
+    assert fe.parse_fast("a 1\n# EOF\n") is None  # OpenMetrics
+    assert fe.parse_fast("a{l=x} 1\n") is None  # unquoted label
+    assert fe.parse_fast("<html>\n") is None
+    for _ in range(2):  # a timestamped line is never memoised (its last field is not the value)
+        rows, types = fe.parse_fast('# TYPE c counter\nc{b="2",a="1"} 3 1700000000\nc_created 5\nu 7\n') or ([], {})
+        assert rows == [("c_total", (("a", "1"), ("b", "2")), 3.0), ("u", (), 7.0)]
+        assert types == {"c": "counter", "u": "unknown"}

@@ -1,0 +1,38 @@
+"""serving/profiler.py: which files are a session's traces, and waiting for them to be whole."""
+
+from __future__ import annotations
+
+import gzip
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from rooftop.errors import TelemetryError
+from rooftop.serving.profiler import NOT_PROFILING, is_trace, wait_for_traces
+
+
+def test_waits_for_whole_worker_traces_of_the_session(tmp_path: Path) -> None:
+    whole = gzip.compress(b'{"traceEvents": []}')
+    (tmp_path / "other_rank0.1.pt.trace.json.gz").write_bytes(whole)  # another session
+    (tmp_path / "p_vm_1.async_llm.2.pt.trace.json.gz").write_bytes(whole)  # the API process: CPU only
+    (tmp_path / "p_rank0.profiler_out.txt").write_text("table")
+    cut = tmp_path / "p_rank0.3.pt.trace.json.gz"
+    cut.write_bytes(whole[:-6])  # still being written: the gzip member is incomplete
+
+    def finish() -> None:
+        time.sleep(0.6)
+        cut.write_bytes(whole)
+
+    threading.Thread(target=finish, daemon=True).start()
+    t0 = time.monotonic()
+    assert wait_for_traces(tmp_path, "p", timeout_s=10, poll_s=0.1) == [cut]
+    assert time.monotonic() - t0 >= 0.6  # it did wait for the file to be whole
+    assert is_trace(cut) and not is_trace(tmp_path / "p_rank0.profiler_out.txt")
+
+
+def test_timeout_is_one_line_naming_the_folder(tmp_path: Path) -> None:
+    with pytest.raises(TelemetryError, match=r"no complete trace p_\*\.pt\.trace\.json\[\.gz\] after 0\.3 s"):
+        wait_for_traces(tmp_path, "p", timeout_s=0.3, poll_s=0.1)
+    assert "--profiler-config" in NOT_PROFILING and "VLLM_TORCH_PROFILER_DIR" in NOT_PROFILING
