@@ -1,5 +1,5 @@
 """Expert-parallel and other communication is communication, labelled by its collective; the class
-map is user-extensible (tests/data/deepseek-profile/README.md, tests/data/hta-traces/README.md)."""
+map is user-extensible (tests/ingest/conftest.py deepep_trace, tests/data/hta-traces/README.md)."""
 
 from __future__ import annotations
 
@@ -10,19 +10,31 @@ import pytest
 
 from rooftop.api.ingest import import_path
 from rooftop.hardware.catalog import get_roofs
+from rooftop.ingest.join import join
+from rooftop.ingest.kineto import read_trace
 from rooftop.ingest.timeline import analyse
 from rooftop.ingest.trace_points import points
 from rooftop.torchops.kernel_classes import classify, collective_label, op_of, use_user_classes
-from tests.conftest import data_path, run_cli
-from tests.ingest.conftest import hta, real
+from tests.conftest import run_cli
+from tests.ingest.conftest import deepep_trace, hta
 
 US = 1e-6
 
 
-def test_deepep_is_communication() -> None:
+@pytest.fixture(scope="module")
+def deepep(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return deepep_trace(tmp_path_factory.mktemp("deepep") / "train.json.gz")
+
+
+def timeline(path: Path) -> dict:
+    trace = read_trace(path)
+    return analyse(trace, join(trace))
+
+
+def test_deepep_is_communication(deepep: Path) -> None:
     # DeepSeek's DualPipe trace: 32 dpsk::ep::internode kernels, 113,030 µs of 128 ms busy.
     # Before: "communication 0 kernels", 0 s.
-    tl = analyse(*real("deepseek-profile", "train.json.gz"))
+    tl = timeline(deepep)
     assert tl["nccl_kernels"] == 32
     assert tl["nccl_s"] == pytest.approx(113_030 * US) and tl["nccl_sum_s"] == pytest.approx(113_030 * US)
     assert tl["comm_compute_overlap_s"] == pytest.approx(108_868 * US)
@@ -32,8 +44,8 @@ def test_deepep_is_communication() -> None:
     assert classify("void deep_ep::layout::get_dispatch_layout<256, 32, 8>(long const*)").name != "communication"
 
 
-def test_deepep_finding_and_point_labels() -> None:
-    run = import_path(data_path("deepseek-profile", "train.json.gz"), get_roofs("h100-sxm"))
+def test_deepep_finding_and_point_labels(deepep: Path) -> None:
+    run = import_path(deepep, get_roofs("h100-sxm"))
     (result,) = run.results
     (f,) = [f for f in result.findings if f.code == "communication-heavy"]
     assert f.severity == "info" and "88% of the GPU's busy time, 96% of it under compute" in f.title
@@ -70,7 +82,7 @@ def test_nccl_points_carry_their_collective() -> None:
     assert counts == {"all_reduce": 1, "all_gather": 1, "all_to_all": 1, "send_recv": 1}
 
 
-def test_user_class_file(tmp_path: Path) -> None:
+def test_user_class_file(tmp_path: Path, deepep: Path) -> None:
     # A user file's classes are tried before the shipped ones: here the DeepSeek FP8 cast kernels
     # become "quant" and a made-up collective word labels DeepEP's notify kernels "barrier".
     user = tmp_path / "classes.toml"
@@ -80,20 +92,16 @@ def test_user_class_file(tmp_path: Path) -> None:
     )
     try:
         use_user_classes(str(user))
-        tl = analyse(*real("deepseek-profile", "train.json.gz"))
+        tl = timeline(deepep)
         assert tl["classes"]["quant"] == pytest.approx(7_297 * US)  # every per_token_cast_to_fp8* kernel (recount)
         by = {c["collective"]: c["kernels"] for c in tl["collectives"]}
         assert by == {"all_to_all": 20, "barrier": 12}
     finally:
         use_user_classes(None)
     assert classify("void cuda::per_token_cast_to_fp8_with_channels<int>(int)").name != "quant"
-    out = run_cli(
-        "import", str(data_path("deepseek-profile", "train.json.gz")), "--json", "--kernel-classes", str(user)
-    )
+    out = run_cli("import", str(deepep), "--json", "--kernel-classes", str(user))
     assert out.returncode == 0, out.stderr
     assert '"quant"' in out.stdout
     (tmp_path / "bad.toml").write_text("[[class]]\nname = 1\n")
-    bad = run_cli(
-        "import", str(data_path("deepseek-profile", "train.json.gz")), "--kernel-classes", str(tmp_path / "bad.toml")
-    )
+    bad = run_cli("import", str(deepep), "--kernel-classes", str(tmp_path / "bad.toml"))
     assert bad.returncode == 2 and "not a kernel-class file" in bad.stderr and "Traceback" not in bad.stderr
