@@ -42,6 +42,7 @@ def test_only_the_engine_maps_families_give_the_same_observation(name: str) -> N
     narrow = parse(text, 1.0, name, families(engine))
     assert set(narrow.samples) <= set(full.samples) and narrow.types == full.types
     assert observe(narrow, name, engine) == observe(full, name, engine)  # scalars, histograms, deprecated names
+    assert (families(engine) is None) == (engine == "triton")  # per-model counters: every family is read
     if name == "vllm_cpu_0.32_live.prom":
         assert (len(full), len(narrow)) == (371, 229)  # http_*, python_*, request_params_* ... left unparsed
 

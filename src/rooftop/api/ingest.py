@@ -23,6 +23,7 @@ from rooftop.ingest.join import join
 from rooftop.ingest.kineto import read_trace
 
 Progress = Callable[[str, int], None]
+_NO_TIMED_LAUNCH = "no timed kernel launch: an ncu roofline section alone gives roofs, import it with its metrics file"
 # the Nsight readers load when an Nsight file is read: a trace's cold start does not pay for them
 
 
@@ -59,6 +60,7 @@ def trace_result(
         "file": str(path),
         "rank": trace.rank,
         "device": trace.device_name,
+        "vendor": trace.vendor,
         "hardware": used.name,
         "events": trace.events,
     }
@@ -115,7 +117,10 @@ def ncu_result(path: Path, roofs: Roofs | None) -> tuple[Result | None, Roofs | 
         skipped["launch without gpu__time_duration"] = untimed
     device = next((launch.info.get("Device", "") for launch in data.launches), "")
     workload = {"source": "ncu", "file": str(path), "device_index": device, "hardware": used.name}
-    extra = {"ncu": {**ncu.summary(data), "skipped": skipped}}
+    summary = ncu.summary(data)
+    if summary["missing_counters"]:  # the ncu-counters-missing rule reads it
+        workload["missing_counters"] = summary["missing_counters"]
+    extra = {"ncu": {**summary, "skipped": skipped}}
     return _result(workload, points, used, extra), implied
 
 
@@ -140,7 +145,7 @@ def _files(path: Path) -> tuple[list[tuple[Path, str]], dict[str, str]]:
         try:
             found.append((child, detect(child)))
         except TraceFormatError as exc:
-            skipped[child.name] = str(exc).split(": ", 1)[-1][:80]
+            skipped[child.name] = str(exc).split(": ", 1)[-1]
     if not found:
         raise TraceFormatError(f"{path}: no trace, ncu or nsys file in this folder")
     return found, skipped
@@ -160,14 +165,15 @@ def import_path(path: str | Path, roofs: Roofs | None = None, progress: Progress
         if isinstance(outcome, TraceFormatError):
             if not folder:
                 raise outcome
-            skipped[file.name] = str(outcome).split(": ", 1)[-1][:160]  # keep the other ranks
+            skipped[file.name] = str(outcome).split(": ", 1)[-1]  # keep the other ranks
             continue
         result, found = outcome
         implied = implied or found
         if result is not None:
             results.append(result)
     if not results:
-        raise TraceFormatError(f"{path}: nothing to import ({'; '.join(f'{k}: {v}' for k, v in skipped.items())})")
+        why = "; ".join(f"{k}: {v}" for k, v in skipped.items()) or _NO_TIMED_LAUNCH
+        raise TraceFormatError(f"{path}: nothing to import ({why})")
     kinds = sorted({kind for _, kind in files})
     first_device = next((r.workload.get("device") for r in results if r.workload.get("device")), "")
     run_roofs = roofs or implied or unknown_roofs(str(first_device or "unknown"))

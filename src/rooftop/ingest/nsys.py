@@ -16,7 +16,7 @@ from typing import Any
 from rooftop.core.points import Phase, RooflinePoint, Source
 from rooftop.errors import TraceFormatError
 from rooftop.ingest.mapping import load
-from rooftop.torchops.kernel_classes import classify, short_kernel
+from rooftop.torchops.kernel_classes import classify, op_of, short_kernel
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ def summary_points(rows: list[KernelSummary], path: str) -> list[RooflinePoint]:
     return [
         RooflinePoint(
             label=short_kernel(r.name),
-            op=classify(r.name).op,
+            op=op_of(r.name),
             phase=Phase.UNKNOWN,
             flops=0.0,
             bytes=0.0,

@@ -37,7 +37,8 @@ class Observation:
     engine: str
     scalars: dict[str, float]
     histograms: dict[str, Histogram]
-    deprecated: tuple[str, ...] = ()
+    deprecated: tuple[str, ...] = ()  # 'old → new (deprecated in X)' for each renamed metric still read
+    models: tuple[str, ...] = ()  # the models whose request counters were read (per-model engines)
 
     def to_json(self) -> dict[str, Any]:
         """The log line."""
@@ -45,6 +46,8 @@ class Observation:
             "t": self.time_s,
             "source": self.source,
             "engine": self.engine,
+            "renamed": list(self.deprecated),
+            "request_models": list(self.models),
             "scalars": self.scalars,
             "hist": {
                 k: {"sum": h.sum, "count": h.count, "buckets": [[_edge(e), c] for e, c in h.buckets]}
@@ -59,18 +62,29 @@ class Observation:
             k: Histogram(tuple((float(e), float(c)) for e, c in v["buckets"]), float(v["sum"]), float(v["count"]))
             for k, v in d.get("hist", {}).items()
         }
-        return cls(d["source"], float(d["t"]), d["engine"], {k: float(v) for k, v in d["scalars"].items()}, hist)
+        scalars = {k: float(v) for k, v in d["scalars"].items()}
+        renamed, models = tuple(d.get("renamed", ())), tuple(d.get("request_models", ()))
+        return cls(d["source"], float(d["t"]), d["engine"], scalars, hist, renamed, models)
 
 
 def _edge(edge: float) -> float | str:
     return edge if math.isfinite(edge) else "+Inf"  # JSON has no infinity
 
 
-def observe(snap: Snapshot, source: str, engine: str | None = None) -> Observation:
-    """Reduce a snapshot to canonical metrics with ``engine``'s map (detected when None)."""
+def observe(snap: Snapshot, source: str, engine: str | None = None, model_label: str | None = None) -> Observation:
+    """Reduce a snapshot to canonical metrics with ``engine``'s map (detected when None).
+
+    ``model_label`` picks the model whose request counters count (Triton; default: the client-facing ones).
+    """
     emap: EngineMap = engine_map(engine) if engine else detect(snap)
     return Observation(
-        source, snap.time_s, emap.engine, emap.scalars(snap), emap.histograms(snap), tuple(emap.deprecated_in_use(snap))
+        source,
+        snap.time_s,
+        emap.engine,
+        emap.scalars(snap, model_label),
+        emap.histograms(snap),
+        tuple(emap.deprecated_in_use(snap)),
+        emap.request_models(snap, model_label),
     )
 
 
@@ -147,9 +161,14 @@ NarrowFetcher = Callable[[str, frozenset[str]], Snapshot]  # a fetch that may le
 
 
 @cache
-def families(engine: str) -> frozenset[str]:
-    """The metric families ``engine``'s map reads (a counter's family without ``_total``), renamed ones included."""
+def families(engine: str) -> frozenset[str] | None:
+    """The metric families ``engine``'s map reads (a counter's family without ``_total``), renamed ones included.
+
+    None (every family) for a per-model engine (Triton): which models count is read from all its samples.
+    """
     emap = engine_map(engine)
+    if emap.requests:
+        return None
     names = {n for m in emap.metrics for n in m.names} | set(emap.renames)
     return frozenset(n for name in names for n in (name, name.removesuffix("_total")))
 
@@ -187,6 +206,7 @@ class Watcher:
     fetch: Fetcher
     log: JsonlLog | None = None
     engine: str | None = None
+    model_label: str | None = None
     state: dict[str, SourceState] = field(default_factory=dict)
     events: list[dict[str, Any]] = field(default_factory=list)
     narrow: NarrowFetcher | None = None  # used once a source's engine is known: it parses only what its map reads
@@ -219,8 +239,9 @@ class Watcher:
             try:
                 # the engine detected at the first poll is kept (detection scans every sample)
                 engine = self.engine or (st.last.engine if st.up and st.last else None)
-                snap = self.narrow(src, families(engine)) if engine and self.narrow else self.fetch(src)
-                obs = observe(snap, src, engine)
+                wanted = families(engine) if engine and self.narrow else None
+                snap = self.narrow(src, wanted) if self.narrow and wanted is not None else self.fetch(src)
+                obs = observe(snap, src, engine, self.model_label)
             except RooftopError as exc:
                 st.up, st.scrape_duration_s = False, time.perf_counter() - t0
                 if st.failing_since is None:
