@@ -81,3 +81,23 @@ def test_run_levels_rates_sweep_and_strict_json() -> None:
     assert set(doc["sweep"]) == {"best_goodput_rate", "best_goodput_rps", "knee_rate"}
     art = run.artifact(None, target)
     assert art.command == "bench" and len(art.results) == 2 and art.identity["target"] == target.url
+
+
+def test_bench_engine_view_counts_triton_client_requests() -> None:
+    # The engine's /metrics is the real Triton ensemble dump (tests/data/serving): its request
+    # counters are read from the ensemble, or from the model --model-label names; renamed metrics listed.
+    from tests.conftest import data_path
+
+    text = data_path("serving", "triton_ensemble_codegen_readme.prom").read_text()
+    stub = StubServer(metrics=text).start()
+    target = Target(stub.url, "m")
+    reqs = synthetic(2, Lengths(8), Lengths(3))
+    try:
+        level = bench_one(target, reqs, arrivals(2, 100.0), SLO(), None, LoadOptions(10))
+        assert level.engine is not None and level.engine["samples"]["inferences"] == 391_768
+        assert level.engine["request_models"] == ["ensemble"] and level.engine["renamed"] == []
+        picked = LoadOptions(10, model_label="preprocessing")
+        level = bench_one(target, reqs, arrivals(2, 100.0), SLO(), None, picked)
+        assert level.engine is not None and level.engine["request_models"] == ["preprocessing"]
+    finally:
+        stub.stop()

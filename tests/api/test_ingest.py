@@ -65,3 +65,18 @@ def test_nsys_breakdown() -> None:
 def test_missing_path() -> None:
     with pytest.raises(TraceFormatError, match="no such file"):
         import_path("/nonexistent/trace.json")
+
+
+def test_skip_reasons_are_whole() -> None:
+    # tests/data/ncu-csv-superbench holds the ncu log, its README and LICENSE: the two text files
+    # are skipped with detect's full reason (158 characters), which was cut at 80 before.
+    run = import_path(data_path("ncu-csv-superbench"))
+    reason = run.identity["skipped_files"]["LICENSE"]
+    assert reason.endswith("or nsys kernel summary (nsys stats --report cuda_gpu_kern_sum --format csv)")
+    assert len(reason) > 80 and set(run.identity["skipped_files"]) == {"LICENSE", "README.md"}
+
+
+def test_roofline_section_alone_says_why() -> None:
+    # a real SpeedOfLight_RooflineChart export holds peaks, not launches: the error said "nothing to import ()"
+    with pytest.raises(TraceFormatError, match=r"nothing to import \(no timed kernel launch: an ncu roofline section"):
+        import_path(data_path("ncu-csv-llm-perf-opt", "kernel_0005.ncu.section_SpeedOfLight_RooflineChart.csv"))

@@ -1,6 +1,15 @@
+import click
 import pytest
+from click.testing import CliRunner
 
-from rooftop.cli.options import parse_int_list
+from rooftop.cli.options import (
+    dtype_options,
+    int_list_option,
+    parse_int_list,
+    slo_options,
+    tokens_option,
+    workload_dtypes,
+)
 from rooftop.errors import WorkloadError
 
 
@@ -18,3 +27,29 @@ def test_lists_and_ranges():
 def test_bad_lists(text, match):
     with pytest.raises(WorkloadError, match=match):
         parse_int_list(text, "batch")
+
+
+def test_workload_dtypes_fall_back_to_dtype():
+    assert workload_dtypes("bf16", "int4", None) == {
+        "weight_dtype": "int4",
+        "act_dtype": "bf16",
+        "kv_dtype": "bf16",
+        "compute_dtype": "",  # '' = derived by the Workload
+    }
+    assert workload_dtypes("fp16", None, "fp8", "fp32", "fp8")["compute_dtype"] == "fp8"
+
+
+def test_shared_groups_parse_and_bound():
+    @click.command()
+    @int_list_option("--batch", "-b", default="1,64", help="Sequences.")
+    @tokens_option("--prefix", low=0, default=0, help="Cached tokens.")
+    @dtype_options("All.", "Weights.")
+    @slo_options("TTFT.", "TPOT.")
+    def show(**kwargs):
+        click.echo(repr(sorted(kwargs.items())))
+
+    out = CliRunner().invoke(show, ["-b", "1-4", "--weight-dtype", "int4", "--slo-tpot", "50ms"]).output
+    assert "('batch', [1, 2, 4])" in out and "('weight_dtype', 'int4')" in out
+    assert "('slo_tpot', 0.05)" in out and "('prefix', 0)" in out and "('kv_dtype', None)" in out
+    bad = CliRunner().invoke(show, ["--prefix", str(2**24 + 1)])  # MAX_TOKENS = 2**24 = 16,777,216
+    assert bad.exit_code == 2 and "16777217 is not in the range 0<=x<=16777216" in bad.output

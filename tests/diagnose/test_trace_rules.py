@@ -65,3 +65,10 @@ def test_below_roof() -> None:
     # memory-only kernel: 1e6 B in 5e-6 s = 200 GB/s = 20 % of 1 TB/s
     (g,) = measured_below_roof(ev(points=[point(0, 1e6, 5e-6)]))
     assert g.bottleneck == "memory-efficiency"
+
+
+def test_comm_heavy_but_hidden() -> None:
+    # 0.45 s of collectives in 0.5 s busy (90 %), 0.44 s under compute: 1 % exposed, reported as info
+    (f,) = trace_comm_exposed(ev(tl(nccl_s=0.45, comm_compute_overlap_s=0.44, nccl_kernels=12)))
+    assert f.code == "communication-heavy" and f.severity == "info" and "90% of the GPU's busy time" in f.title
+    assert trace_comm_exposed(ev(tl(nccl_s=0.35, comm_compute_overlap_s=0.34))) == []  # 70 % < 75 %

@@ -14,14 +14,15 @@ from tests.conftest import data_path
 
 
 @cache
-def _load(name: str) -> tuple[Trace, Joined]:
-    trace = read_trace(data_path("hta-traces", name))
+def real(folder: str, name: str) -> tuple[Trace, Joined]:
+    """A real trace under tests/data/<folder>/ and its joins (parsed once per session)."""
+    trace = read_trace(data_path(folder, name))
     return trace, join(trace)
 
 
 def hta(name: str) -> tuple[Trace, Joined]:
-    """A fixture trace and its joins (parsed once per session)."""
-    return _load(name)
+    """A fixture trace of tests/data/hta-traces/ and its joins (parsed once per session)."""
+    return real("hta-traces", name)
 
 
 def kernel(ts: float, dur: float, corr: int = -1, name: str = "k", stream: int = 7, **args: Any) -> dict[str, Any]:
@@ -101,3 +102,43 @@ def assert_same_trace(a: Trace, b: Trace) -> None:
                     assert u == v, f"{f.name}.{g.name}"
         elif f.name != "path":
             assert x == y, f.name
+
+
+# DeepSeek's DualPipe training trace (deepseek-ai/profile-data, train.json) carries no licence, so it is
+# not vendored. This trace is rebuilt from its documented kernel table (names as DeepEP, MIT, spells
+# them; launches and summed µs recounted from the real file): 32 expert-parallel all-to-all kernels,
+# 113,030 µs on one stream, 108,868 µs of it under one compute kernel, 128 ms busy in all.
+DEEPEP_COMM = (
+    ("void dpsk::ep::internode::combine<false, 8, __nv_bfloat16, 8, 2, 16, 24>(void*, int const*)", 8, 49_448),
+    ("void dpsk::ep::internode::cached_notify<false>(int, int*)", 12, 23_610),
+    ("void dpsk::ep::internode::dispatch<false, 8, false, 8>(void*, int const*)", 4, 17_383),
+    ("void dpsk::ep::internode::dispatch<false, 8, true, 8>(void*, int const*)", 4, 13_621),
+    ("void dpsk::ep::internode::notify_dispatch<false, 8>(int const*, int*)", 4, 8_968),
+)
+GEMM = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64"
+
+
+def _split(total: int, n: int) -> list[int]:
+    base, rest = divmod(total, n)
+    return [base + (1 if i < rest else 0) for i in range(n)]
+
+
+def deepep_trace(path: Path) -> Path:
+    """Write the DualPipe-shaped trace described above to ``path`` (a .json.gz) and return it."""
+    events, t = [], 1000
+    for name, n, total in DEEPEP_COMM:
+        for dur in _split(total, n):
+            events.append(kernel(t, dur, len(events) + 1, name, stream=20))
+            t += dur
+    events.append(kernel(1000, 108_868, len(events) + 1, GEMM))  # compute under the all-to-alls
+    t = 1000 + 113_030
+    for name, total in (("void cuda::per_token_cast_to_fp8<__nv_bfloat16>(float*)", 7_297),
+                        ("void dpsk::ep::cuda::get_dispatch_layout<256, 32, 8>(long const*)", 410)):  # fmt: skip
+        for dur in _split(total, 4):
+            events.append(kernel(t, dur, len(events) + 1, name))
+            t += dur
+    events.append(kernel(t, 128_000 - (t - 1000), len(events) + 1, GEMM))  # busy 128 ms in all
+    props = [{"id": 0, "name": "NVIDIA H800", "computeMajor": 9, "computeMinor": 0}]
+    with gzip.open(path, "wt") as f:
+        json.dump({"schemaVersion": 1, "deviceProperties": props, "traceEvents": events}, f)
+    return path

@@ -153,10 +153,3 @@ def test_nesting_deeper_than_1000_levels(tmp_path: Path, opener: str) -> None:
     big = '{"traceEvents": [' + ",".join([json.dumps(kernel(0, 1, 1))] * 30000) + "," + deep + "]}"
     (tmp_path / "b.json").write_bytes(gzip.compress(big.encode()))
     assert read_trace(tmp_path / "b.json").gpu.ts_us.size == 30000  # chunked reader: RecursionError -> ijson
-
-
-def test_roofline_section_alone_says_why_nothing_is_imported() -> None:
-    # "nothing to import ()" before
-    path = data_path("ncu-csv-llm-perf-opt", "kernel_0005.ncu.section_SpeedOfLight_RooflineChart.csv")
-    with pytest.raises(TraceFormatError, match=r"roofs only \(an ncu roofline section\)"):
-        import_path(path)

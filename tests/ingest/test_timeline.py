@@ -79,11 +79,11 @@ def test_unjoined_share_reported() -> None:
 def test_collectives_from_nccl_args() -> None:
     tl = analyse(*hta("nccl_data.json.gz"))
     by = {c["collective"]: c for c in tl["collectives"]}
-    assert by["allreduce"]["kernels"] == 15 and by["broadcast"]["kernels"] == 6
-    assert by["allreduce"]["message_bytes"] > 0  # In msg nelems × dtype size
+    assert by["all_reduce"]["kernels"] == 15 and by["broadcast"]["kernels"] == 6
+    assert by["all_reduce"]["message_bytes"] > 0  # In msg nelems × dtype size
     tl = analyse(*hta("a100x8_rank3_control.json.gz"))
     by = {c["collective"]: c["kernels"] for c in tl["collectives"]}
-    assert by == {"sendrecv": 42, "allreduce": 18}  # parsed from the kernel names (no NCCL args)
+    assert by == {"send_recv": 42, "all_reduce": 18}  # parsed from the kernel names (no NCCL args)
 
 
 def test_cuda_graph_replays_detected() -> None:

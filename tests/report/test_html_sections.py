@@ -34,6 +34,6 @@ def test_an_import_carries_its_timeline_step_and_collective_tables():
     html = import_sections(result)
     for heading in ("Timeline", "Kernel time by class", "Collectives", "Per step"):
         assert f"<h3>{heading}</h3>" in html
-    assert "allreduce" in html and "ProfilerStep#6 (last)" in html
+    assert "all_reduce" in html and "ProfilerStep#6 (last)" in html
     nsys = import_path(data_path("nsys-csv-llm-perf-opt", "decode_cuda_gpu_kern_sum.csv")).results[0]
     assert "Kernel classes (46 names, 78,016 instances)" in import_sections(nsys)

@@ -189,7 +189,7 @@ def test_watch_rates_equal_counter_rates_and_mfu_cross_check(vllm: Vllm, model_d
             "--dtype",
             "fp32",
             "--interval",
-            "6",
+            "15",  # the whole load (8 requests at 4/s) inside one window, even on a loaded machine
             "--count",
             "2",
             "--json",

@@ -15,7 +15,7 @@ def test_fast_equals_prometheus_client_on_real_samples(name: str, monkeypatch: p
     assert fe.parse_fast(text) is not None  # every real sample takes the fast path
     fast = parse(text, 1.0, "x")
     again = parse(text, 1.0, "x")  # every line's head memoised now
-    monkeypatch.setattr(fe, "parse_fast", lambda _text: None)
+    monkeypatch.setattr(fe, "parse_fast", lambda _text, _families=None: None)
     slow = parse(text, 1.0, "x")
     assert fast.samples == slow.samples == again.samples and dict(fast.types) == dict(slow.types) == dict(again.types)
 
@@ -29,3 +29,27 @@ def test_unusual_text_steps_aside() -> None:
         rows, types = fe.parse_fast('# TYPE c counter\nc{b="2",a="1"} 3 1700000000\nc_created 5\nu 7\n') or ([], {})
         assert rows == [("c_total", (("a", "1"), ("b", "2")), 3.0), ("u", (), 7.0)]
         assert types == {"c": "counter", "u": "unknown"}
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (DATA / "serving").glob("*.prom")))
+def test_only_the_engine_maps_families_give_the_same_observation(name: str) -> None:
+    from rooftop.serving.engines import detect
+    from rooftop.serving.watch import families, observe
+
+    text = (DATA / "serving" / name).read_text(encoding="utf-8")
+    full = parse(text, 1.0, name)
+    engine = detect(full).engine
+    narrow = parse(text, 1.0, name, families(engine))
+    assert set(narrow.samples) <= set(full.samples) and narrow.types == full.types
+    assert observe(narrow, name, engine) == observe(full, name, engine)  # scalars, histograms, deprecated names
+    assert (families(engine) is None) == (engine == "triton")  # per-model counters: every family is read
+    if name == "vllm_cpu_0.32_live.prom":
+        assert (len(full), len(narrow)) == (371, 229)  # http_*, python_*, request_params_* ... left unparsed
+
+
+def test_families_filter_skips_typed_families_and_keeps_untyped_lines() -> None:
+    text = '# TYPE a counter\na_total 1\n# TYPE b gauge\nb{x="1"} 2\nb_summary 4\nb 5\nu 3\n'
+    rows, types = fe.parse_fast(text, frozenset({"a"})) or ([], {})
+    # b's sample skipped; b_summary is not b's (untyped), and so is what follows it, as without a filter
+    assert rows == [("a_total", (), 1.0), ("b_summary", (), 4.0), ("b", (), 5.0), ("u", (), 3.0)]
+    assert types == {"a": "counter", "b": "gauge", "b_summary": "unknown", "u": "unknown"}

@@ -49,6 +49,60 @@ def test_fetch_from_a_live_endpoint_and_its_failures() -> None:
         fetch("http://127.0.0.1:9", timeout_s=1)
 
 
+def test_scrapes_reuse_one_connection_per_origin_and_recover_after_an_error() -> None:
+    import rooftop.serving.sources as sources
+
+    stub = StubServer(metrics="# TYPE vllm:generation_tokens_total counter\nvllm:generation_tokens_total 42\n").start()
+    try:
+        fetch(stub.url, timeout_s=2)
+        sock = sources._CONNS[stub.url].sock
+        assert sock is not None and fetch(stub.url, timeout_s=2).total("vllm:generation_tokens_total") == 42
+        assert sources._CONNS[stub.url].sock is sock  # kept alive: no new connection for the second scrape
+        with pytest.raises(TelemetryError, match=f"{stub.url}/nope: HTTP 404"):
+            fetch(f"{stub.url}/nope", timeout_s=2)
+        assert fetch(stub.url, timeout_s=2).total("vllm:generation_tokens_total") == 42  # a fresh connection
+        stub.mode = "hang"
+        with pytest.raises(TelemetryError, match="no answer within 0.3 s"):
+            fetch(stub.url, timeout_s=0.3)
+        stub.mode = "ok"
+        assert fetch(stub.url, timeout_s=2).total("vllm:generation_tokens_total") == 42  # the hung one was closed
+    finally:
+        stub.stop()
+
+
+def test_a_trickling_server_is_cut_at_the_total_deadline() -> None:
+    import socket
+    import threading
+    import time
+
+    body = b"# TYPE vllm:generation_tokens_total counter\nvllm:generation_tokens_total 42\n"
+    answer = b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body)
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def trickle() -> None:  # the whole valid answer, a byte every 50 ms (headers ~2 s, all ~6 s): reads are quick
+        conn, _ = server.accept()
+        with conn:
+            conn.recv(65536)
+            for i in range(len(answer)):
+                try:
+                    conn.sendall(answer[i : i + 1])
+                except OSError:
+                    return
+                time.sleep(0.05)
+
+    worker = threading.Thread(target=trickle, daemon=True)
+    worker.start()
+    url = f"http://127.0.0.1:{server.getsockname()[1]}"
+    started = time.monotonic()
+    try:  # per-read timeouts would wait out the ~2 s of headers at least; the total deadline fails at 0.5 s
+        with pytest.raises(TelemetryError, match="no answer within 0.5 s"):
+            fetch(url, timeout_s=0.5)
+        assert time.monotonic() - started < 1.8  # 0.5 s and a margin for a loaded machine, not the 2 s of headers
+    finally:
+        server.close()
+        worker.join(5)
+
+
 def test_read_file_fixture_and_bad_files(tmp_path) -> None:
     snap = read_file(data_path("serving", "vllm_cpu_0.32_live.prom"))
     assert snap.total("vllm:generation_tokens_total") == 416  # the fixture README's 416 generated tokens

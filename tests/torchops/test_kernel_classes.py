@@ -32,8 +32,8 @@ def test_classes(name: str, cls: str) -> None:
 
 
 def test_collective_and_short_names() -> None:
-    assert collective_of("ncclKernel_AllReduce_RING_LL_Sum_float") == "AllReduce"
-    assert collective_of("ncclDevKernel_Broadcast_RING_LL") == "Broadcast"
+    assert collective_of("ncclKernel_AllReduce_RING_LL_Sum_float") == "all_reduce"
+    assert collective_of("ncclDevKernel_Broadcast_RING_LL") == "broadcast"
     assert collective_of("ampere_sgemm") == ""
     assert (
         short_kernel("std::enable_if<!T7, void>::type internal::gemvx::kernel<int>(T13)")

@@ -39,6 +39,7 @@ class LoadOptions:
     timeout_s: float = 300.0
     max_concurrency: int | None = None
     scrape: bool = True
+    model_label: str | None = None  # Triton: the model whose request counters count (default: the ensemble)
 
 
 @dataclass(frozen=True)
@@ -111,26 +112,30 @@ def served_model_name(base_url: str, timeout_s: float = 10.0) -> str:
         raise TelemetryError(f"{url}: cannot list served models") from None
 
 
-def _engine_before(target: Target, scrape: bool) -> tuple[Any, str]:
+def _engine_before(target: Target, scrape: bool, model_label: str | None = None) -> tuple[Any, str]:
     from rooftop.serving.sources import fetch
     from rooftop.serving.watch import observe
 
     if not scrape:
         return None, ""
     try:
-        return observe(fetch(target.base_url), target.base_url), ""
+        return observe(fetch(target.base_url), target.base_url, None, model_label), ""
     except RooftopError as exc:
         return None, str(exc)
 
 
-def _engine_after(target: Target, before: Any, live: LiveModel | None) -> tuple[dict[str, Any], Result | None]:
+def _engine_after(
+    target: Target, before: Any, live: LiveModel | None, records: Sequence[Any] = (), model_label: str | None = None
+) -> tuple[dict[str, Any], Result | None]:
+    from rooftop.api.prompt_mix import PromptMix
     from rooftop.serving.sources import fetch
     from rooftop.serving.watch import observe, window
 
     try:
-        after = observe(fetch(target.base_url), target.base_url)
-        w_summary, res = analyse_window(window(before, after), live)
-        return snapshot_summary(after.scalars, w_summary), res
+        after = observe(fetch(target.base_url), target.base_url, None, model_label)
+        w_summary, res = analyse_window(window(before, after), live, mix=PromptMix.from_records(records))
+        extra = {"renamed": list(after.deprecated), "request_models": list(after.models)}
+        return {**snapshot_summary(after.scalars, w_summary), **extra}, res
     except RooftopError as exc:
         return {"error": str(exc)}, None
 
@@ -149,13 +154,13 @@ def bench_one(
     from rooftop.serving.loadgen.runner import run
     from rooftop.serving.loadgen.summary import summarize
 
-    before, note = _engine_before(target, options.scrape)
+    before, note = _engine_before(target, options.scrape, options.model_label)
     result = run(target, list(requests), offsets, options.timeout_s, options.max_concurrency, on_done)
     summary = summarize(result.records, result.duration_s, slo)
     engine: dict[str, Any] | None = {"error": note} if note else None
     res = Result(workload={"target": target.url}, points=(), extra={})
     if before is not None:
-        engine, window_res = _engine_after(target, before, live)
+        engine, window_res = _engine_after(target, before, live, result.records, options.model_label)
         res = window_res or res
     res = replace(
         res,

@@ -17,12 +17,14 @@ from rooftop.core.roofs import Roofs
 from rooftop.diagnose.engine import Evidence, diagnose
 from rooftop.diagnose.evidence import TimelineEvidence
 from rooftop.errors import TraceFormatError
-from rooftop.ingest import ncu, nsys, steps, timeline, trace_points
+from rooftop.ingest import steps, timeline, trace_points
 from rooftop.ingest.detect import KINETO, NCU, detect
 from rooftop.ingest.join import join
 from rooftop.ingest.kineto import read_trace
 
 Progress = Callable[[str, int], None]
+_NO_TIMED_LAUNCH = "no timed kernel launch: an ncu roofline section alone gives roofs, import it with its metrics file"
+# the Nsight readers load when an Nsight file is read: a trace's cold start does not pay for them
 
 
 def unknown_roofs(name: str) -> Roofs:
@@ -58,6 +60,7 @@ def trace_result(
         "file": str(path),
         "rank": trace.rank,
         "device": trace.device_name,
+        "vendor": trace.vendor,
         "hardware": used.name,
         "events": trace.events,
     }
@@ -85,6 +88,8 @@ def clock(trace: Any) -> dict[str, Any]:
 
 
 def _sibling_roofs(path: Path) -> Roofs | None:
+    from rooftop.ingest import ncu
+
     stem = path.name.split(".", 1)[0]
     for sibling in sorted(path.parent.glob(f"{stem}.*Roofline*.csv")):
         try:
@@ -98,6 +103,8 @@ def _sibling_roofs(path: Path) -> Roofs | None:
 
 def ncu_result(path: Path, roofs: Roofs | None) -> tuple[Result | None, Roofs | None]:
     """One ncu export -> Result (None when it holds only a roofline section) and the roofs it implies."""
+    from rooftop.ingest import ncu
+
     data = ncu.read_ncu(path)
     implied = ncu.theoretical_roofs(data, f"ncu theoretical ({path.name.split('.', 1)[0]})") or _sibling_roofs(path)
     used = roofs or implied or unknown_roofs("unknown")
@@ -110,12 +117,17 @@ def ncu_result(path: Path, roofs: Roofs | None) -> tuple[Result | None, Roofs | 
         skipped["launch without gpu__time_duration"] = untimed
     device = next((launch.info.get("Device", "") for launch in data.launches), "")
     workload = {"source": "ncu", "file": str(path), "device_index": device, "hardware": used.name}
-    extra = {"ncu": {**ncu.summary(data), "skipped": skipped}}
+    summary = ncu.summary(data)
+    if summary["missing_counters"]:  # the ncu-counters-missing rule reads it
+        workload["missing_counters"] = summary["missing_counters"]
+    extra = {"ncu": {**summary, "skipped": skipped}}
     return _result(workload, points, used, extra), implied
 
 
 def nsys_result(path: Path, roofs: Roofs | None) -> Result:
     """One nsys kernel summary -> Result with timed points and a class ``breakdown``."""
+    from rooftop.ingest import nsys
+
     rows, skipped = nsys.read_nsys(path)
     used = roofs or unknown_roofs("unknown")
     workload = {"source": "nsys", "file": str(path), "hardware": used.name}
@@ -135,7 +147,7 @@ def _files(path: Path) -> tuple[list[tuple[Path, str]], dict[str, str]]:
         try:
             found.append((child, detect(child)))
         except TraceFormatError as exc:
-            skipped[child.name] = str(exc).split(": ", 1)[-1][:80]
+            skipped[child.name] = str(exc).split(": ", 1)[-1]
     if not found:
         raise TraceFormatError(f"{path}: no trace, ncu or nsys file in this folder")
     return found, skipped
@@ -155,16 +167,15 @@ def import_path(path: str | Path, roofs: Roofs | None = None, progress: Progress
         if isinstance(outcome, TraceFormatError):
             if not folder:
                 raise outcome
-            skipped[file.name] = str(outcome).split(": ", 1)[-1][:160]  # keep the other ranks
+            skipped[file.name] = str(outcome).split(": ", 1)[-1]  # keep the other ranks
             continue
         result, found = outcome
         implied = implied or found
         if result is not None:
             results.append(result)
-        elif not folder:
-            skipped[file.name] = "roofs only (an ncu roofline section): import it with its kernels' metrics CSV"
     if not results:
-        raise TraceFormatError(f"{path}: nothing to import ({'; '.join(f'{k}: {v}' for k, v in skipped.items())})")
+        why = "; ".join(f"{k}: {v}" for k, v in skipped.items()) or _NO_TIMED_LAUNCH
+        raise TraceFormatError(f"{path}: nothing to import ({why})")
     kinds = sorted({kind for _, kind in files})
     first_device = next((r.workload.get("device") for r in results if r.workload.get("device")), "")
     run_roofs = roofs or implied or unknown_roofs(str(first_device or "unknown"))

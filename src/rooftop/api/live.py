@@ -3,10 +3,15 @@
 Live MFU/MBU per phase = token rates × the analytic FLOPs and bytes per token of the model
 (api/live_model.py) ÷ the hardware's roofs. Per window:
 
-* prefill FLOP/s = computed prompt tokens/s × model FLOPs per prompt token of a prompt of the
-  window's mean length;
-* decode FLOP/s = decode tokens/s × model FLOPs per token at the mean decode context, where decode
-  tokens = generated − finished requests (each request's first token comes out of its prefill);
+* prefill FLOP/s = computed prompt tokens/s × model FLOPs per prompt token. ``bench`` knows each
+  request's prompt length and averages that per-token cost over the requests' own lengths
+  (attention is quadratic in length: the mean length would undercount a mix); ``watch`` uses the
+  window's mean length, a lower bound, and reports the interval the engine's prompt-length
+  histogram allows (``prefill_flops_bounds``, api/prompt_mix.py);
+* decode FLOP/s = decode tokens/s × model FLOPs per token at the mean decode context (``bench``:
+  the token-weighted mean of every request's contexts, exact since the cost is affine in it),
+  where decode tokens = generated − finished requests (each request's first token comes out of
+  its prefill);
 * MBU = (weight bytes + KV bytes read) per second over HBM bandwidth.
 
 Where vLLM exposes ``estimated_flops_per_gpu_total`` we recount the window in vLLM's convention
@@ -20,6 +25,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from rooftop.api.live_model import LiveModel, PerToken
+from rooftop.api.prompt_mix import MixCost, PromptMix, bounds
 from rooftop.serving.watch import Window
 
 
@@ -81,6 +87,8 @@ class Accounting:
     mfu: Utilisation
     mbu: Utilisation
     cross_check: CrossCheck | None = None
+    prompt_mix: str = "mean length"  # or "per request" (bench: every request's own length)
+    prefill_flops_bounds: tuple[float | None, float | None] | None = None  # watch: from the length histogram
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (``cross_check`` only when the engine gave its estimate)."""
@@ -119,15 +127,24 @@ def _tokens(w: Window, include_cached: bool) -> Tokens:
     return Tokens(computed, decode_tokens, generated, requests)
 
 
-def account(w: Window, live: LiveModel, include_cached: bool = True, default_prompt: float = 512.0) -> Accounting:
-    """FLOPs, bytes, MFU and MBU per phase over one window."""
+def account(
+    w: Window,
+    live: LiveModel,
+    include_cached: bool = True,
+    default_prompt: float = 512.0,
+    mix: PromptMix | None = None,
+) -> Accounting:
+    """FLOPs, bytes, MFU and MBU per phase over one window (``mix``: bench's per-request lengths)."""
     t = w.interval_s
     tok = _tokens(w, include_cached)
     mean_prompt = _mean(w, "prompt_len", "prompt_tokens", tok.requests) or default_prompt
     mean_output = _mean(w, "output_len", "generation_tokens", tok.requests) or 1.0
     batch = max(1.0, w.gauges.get("requests_running", 1.0))
-    pre = live.prefill(mean_prompt)
-    dec = live.decode(mean_prompt + max(0.0, mean_output - 2.0) / 2.0, batch)
+    pre: PerToken | MixCost = live.prefill(mean_prompt) if mix is None else mix.prefill(live.prefill)
+    context = mix.decode_context() if mix is not None else None
+    if context is None:
+        context = mean_prompt + max(0.0, mean_output - 2.0) / 2.0
+    dec = live.decode(context, batch)
     peak = live.roofs.peak(live.base.compute)
     flops = ByPhase(tok.prefill * pre.model_flops, tok.decode * dec.model_flops)
     useful = ByPhase(tok.prefill * pre.useful_bytes, tok.decode * dec.useful_bytes)
@@ -143,11 +160,23 @@ def account(w: Window, live: LiveModel, include_cached: bool = True, default_pro
         mfu=_share(flops, t, peak),
         mbu=_share(useful, t, live.roofs.bandwidth("hbm")),
         cross_check=_cross_check(w, tok, pre, dec, flops.total, peak),
+        prompt_mix="mean length" if mix is None else "per request",
+        prefill_flops_bounds=None if mix is not None else _bounds(w, tok, live),
     )
 
 
+def _bounds(w: Window, tok: Tokens, live: LiveModel) -> tuple[float | None, float | None] | None:
+    """The prefill FLOPs the prompt-length histogram allows, scaled to the computed prompt tokens."""
+    hist = w.histograms.get("prompt_len")
+    found = bounds(live.prefill, hist)
+    if found is None or hist is None or hist.sum <= 0:
+        return None
+    scale = tok.prefill / hist.sum
+    return finite(found[0] * scale), finite(found[1] * scale)
+
+
 def _cross_check(
-    w: Window, tok: Tokens, pre: PerToken, dec: PerToken, model_flops: float, peak: float
+    w: Window, tok: Tokens, pre: PerToken | MixCost, dec: PerToken, model_flops: float, peak: float
 ) -> CrossCheck | None:
     if "estimated_flops" not in w.deltas:
         return None

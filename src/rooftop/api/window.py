@@ -7,6 +7,7 @@ from typing import Any
 
 from rooftop.api.live import Accounting, account, finite
 from rooftop.api.live_model import LiveModel
+from rooftop.api.prompt_mix import PromptMix
 from rooftop.core.artifact import Result, Run
 from rooftop.core.enums import Bound
 from rooftop.core.points import Phase, RooflinePoint, Source
@@ -119,7 +120,9 @@ def _summary(w: Window, gauges: dict[str, float], lat: dict[str, Any]) -> dict[s
     }
 
 
-def analyse_window(w: Window, live: LiveModel | None, include_cached: bool = True) -> tuple[dict[str, Any], Result]:
+def analyse_window(
+    w: Window, live: LiveModel | None, include_cached: bool = True, mix: PromptMix | None = None
+) -> tuple[dict[str, Any], Result]:
     """A window → (the watch summary dict, a Result with live points, totals and findings)."""
     gauges = dict(w.gauges)
     lat = latency(w)
@@ -128,7 +131,7 @@ def analyse_window(w: Window, live: LiveModel | None, include_cached: bool = Tru
     tot = None
     utilisation = None
     if live is not None:
-        acc = account(w, live, include_cached)
+        acc = account(w, live, include_cached, mix=mix)
         plain = acc.to_dict()
         summary.update(mfu=plain["mfu"], mbu=plain["mbu"], accounting=plain)
         pts, tot = points(w, acc, live), totals(w, acc, live)
@@ -173,6 +176,8 @@ def snapshot_summary(obs_scalars: dict[str, float], summary: dict[str, Any]) -> 
         "window_s": summary["window_s"],
         "latency": summary["latency"],
         "cross_check": acc.get("cross_check"),
+        "prompt_mix": acc.get("prompt_mix"),
+        "prefill_flops_bounds": acc.get("prefill_flops_bounds"),
         "reset": summary["reset"],
     }
 

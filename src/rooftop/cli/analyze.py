@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from rooftop.api import analyze as run_analysis
 from rooftop.api import workloads_for
+from rooftop.cli import options
 from rooftop.cli.flags import hint
-from rooftop.cli.options import DTYPES, IntList, catalog_roofs, complete_models, hardware_options
 from rooftop.cli.output import emit, output_options
-from rooftop.cli.params import MAX_TOKENS, MAX_TP, FiniteFloatRange
+from rooftop.cli.params import MAX_TOKENS
 from rooftop.cli.techniques import build, technique_options
 from rooftop.core.artifact import Run
 from rooftop.core.points import Phase
@@ -21,23 +21,14 @@ from rooftop.core.workload import Workload
 from rooftop.errors import WorkloadError
 from rooftop.models.presets import resolve_model
 from rooftop.models.spec import ModelSpec
-from rooftop.units import parse_seconds
 
-
-def _seconds(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
-    return None if value is None else parse_seconds(value)
+if TYPE_CHECKING:
+    from rooftop.api.techniques import Techniques
 
 
 @click.command()
-@click.option(
-    "--model",
-    "-m",
-    shell_complete=complete_models,
-    default="llama-3.1-8b",
-    show_default=True,
-    help="A preset name (rooftop models list) or a local config.json file or folder.",
-)
-@hardware_options()
+@options.model_option("llama-3.1-8b", "A preset name (rooftop models list) or a local config.json file or folder.")
+@options.hardware_options()
 @click.option(
     "--phase",
     type=click.Choice(["prefill", "decode", "both"]),
@@ -45,47 +36,22 @@ def _seconds(ctx: click.Context, param: click.Parameter, value: str | None) -> f
     show_default=True,
     help="both = one request's prefill (TTFT, batch 1) then decode at each --batch.",
 )
-@click.option(
-    "--batch",
-    "-b",
-    type=IntList("batch"),
-    default="1,64",
-    show_default=True,
-    help="Sequences per step: '1,8,64' or a range '1-512' (powers of two).",
+@options.int_list_option(
+    "--batch", "-b", default="1,64", help="Sequences per step: '1,8,64' or a range '1-512' (powers of two)."
 )
-@click.option(
-    "--prompt", "-p", type=IntList("prompt"), default="2048", show_default=True, help="Prompt tokens for prefill."
-)
-@click.option(
+@options.int_list_option("--prompt", "-p", default="2048", help="Prompt tokens for prefill.")
+@options.int_list_option(
     "--context",
     "-c",
-    type=IntList("context"),
     default="2048",
-    show_default=True,
     help="Cached tokens at decode (each step reads them and appends one).",
 )
-@click.option(
-    "--dtype",
-    type=click.Choice(DTYPES),
-    default="bf16",
-    show_default=True,
-    help="Weights, activations and KV cache, unless set apart below.",
+@options.dtype_options(
+    "Weights, activations and KV cache, unless set apart below.",
+    "Weights (int8/int4 = W8A16/W4A16 with group scales).",
+    act=True,
 )
-@click.option("--weight-dtype", type=click.Choice(DTYPES), help="Weights (int8/int4 = W8A16/W4A16 with group scales).")
-@click.option("--kv-dtype", type=click.Choice(DTYPES), help="KV cache.")
-@click.option("--act-dtype", type=click.Choice(DTYPES), help="Activations.")
-@click.option(
-    "--compute-dtype",
-    type=click.Choice(DTYPES),
-    help="Compute roof of the GEMMs (default: fp8 for fp8 weights, else the activation dtype).",
-)
-@click.option(
-    "--tp",
-    type=click.IntRange(1, MAX_TP),
-    default=1,
-    show_default=True,
-    help="Tensor-parallel degree (results per GPU).",
-)
+@options.tp_option("Tensor-parallel degree (results per GPU).")
 @click.option(
     "--attention",
     type=click.Choice(["flash", "materialized"]),
@@ -94,10 +60,11 @@ def _seconds(ctx: click.Context, param: click.Parameter, value: str | None) -> f
     help="flash keeps scores in SRAM; materialized writes them to HBM.",
 )
 @click.option("--no-causal", is_flag=True, help="Count the full score rectangle (kernels that mask after computing).")
-@click.option(
+@options.tokens_option(
     "--cached-prefix",
-    type=click.IntRange(0, MAX_TOKENS),
+    low=0,
     default=0,
+    show_default=False,
     help="Prompt tokens already in the KV cache (prefix caching).",
 )
 @click.option(
@@ -107,13 +74,7 @@ def _seconds(ctx: click.Context, param: click.Parameter, value: str | None) -> f
     show_default=True,
     help="Group size of weight-only quantisation scales.",
 )
-@click.option(
-    "--memory-utilization",
-    type=FiniteFloatRange(0.01, 1.0),
-    default=0.9,
-    show_default=True,
-    help="Usable share of device memory (vLLM's gpu_memory_utilization).",
-)
+@options.memory_utilization_option
 @click.option(
     "--calibrated",
     is_flag=True,
@@ -127,8 +88,10 @@ def _seconds(ctx: click.Context, param: click.Parameter, value: str | None) -> f
     show_default=True,
     help="Output tokens per request (disaggregation pools, what-if).",
 )
-@click.option("--slo-ttft", callback=_seconds, help="TTFT objective for goodput (what-if), e.g. '500ms'.")
-@click.option("--slo-tpot", callback=_seconds, help="TPOT objective for goodput and decode pools, e.g. '50ms'.")
+@options.slo_options(
+    "TTFT objective for goodput (what-if), e.g. '500ms'.",
+    "TPOT objective for goodput and decode pools, e.g. '50ms'.",
+)
 @output_options
 def analyze(
     model: str,
@@ -176,12 +139,9 @@ def analyze(
       rooftop analyze -m llama-3.1-70b --tp 4 --phase decode -b 64 --rate 20 --slo-tpot 50ms
     """
     spec = resolve_model(model)
-    roofs = catalog_roofs(hardware, catalog, peak_tflops, bandwidth)
+    roofs = options.catalog_roofs(hardware, catalog, peak_tflops, bandwidth)
     base = Workload(
-        weight_dtype=weight_dtype or dtype,
-        act_dtype=act_dtype or dtype,
-        kv_dtype=kv_dtype or dtype,
-        compute_dtype=compute_dtype or "",
+        **options.workload_dtypes(dtype, weight_dtype, kv_dtype, act_dtype, compute_dtype),
         tp=tp,
         attention=attention,
         causal=not no_causal,
@@ -191,15 +151,29 @@ def analyze(
     )
     workloads = _workloads(phase, batch, prompt, context, base)
     techniques = build(flags, SLO(slo_ttft, slo_tpot), output_tokens, memory_utilization)
-    if techniques.asked:
-        if calibrated:
-            raise WorkloadError("--calibrated takes no technique or --what-if flags (see `rooftop profile --what-if`)")
-        from rooftop.api.techniques import analyze_techniques
-        from rooftop.report.whatif import render_analysis
+    _analyze(spec, roofs, workloads, techniques, memory_utilization, calibrated, as_json, output)
 
-        emit(analyze_techniques(spec, roofs, workloads, techniques), as_json, output, render=render_analysis)
+
+def _analyze(
+    spec: ModelSpec,
+    roofs: Roofs,
+    workloads: list[Workload],
+    techniques: Techniques,
+    memory_utilization: float,
+    calibrated: bool,
+    as_json: bool,
+    output: str | None,
+) -> None:
+    """The techniques and what-if asked for, against the baseline; else the plain (or --calibrated) run."""
+    if not techniques.asked:
+        emit(_run(spec, roofs, workloads, memory_utilization, calibrated), as_json, output)
         return
-    emit(_run(spec, roofs, workloads, memory_utilization, calibrated), as_json, output)
+    if calibrated:
+        raise WorkloadError("--calibrated takes no technique or --what-if flags (see `rooftop profile --what-if`)")
+    from rooftop.api.techniques import analyze_techniques
+    from rooftop.report.whatif import render_analysis
+
+    emit(analyze_techniques(spec, roofs, workloads, techniques), as_json, output, render=render_analysis)
 
 
 def _workloads(phase: str, batch: list[int], prompt: list[int], context: list[int], base: Workload) -> list[Workload]:

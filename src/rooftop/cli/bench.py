@@ -115,6 +115,7 @@ def _check_lengths(n: int, prompt: Any, output: Any) -> None:
 @click.option("--max-concurrency", type=click.IntRange(min=1), help="Cap in-flight requests (closes the loop).")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True)
 @click.option("--no-scrape", is_flag=True, help="Do not read the engine's /metrics before and after.")
+@click.option("--model-label", help="Triton: the model whose request counters count (default: the ensemble).")
 @click.option("--profile", is_flag=True, help="Record the engine's torch-profiler trace over a window of the load.")
 @click.option(
     "--profile-window", metavar="START:END", help="Seconds from the load's start (default: the schedule's middle half)."
@@ -161,6 +162,7 @@ def bench(
     max_concurrency: int | None,
     seed: int,
     no_scrape: bool,
+    model_label: str | None,
     profile: bool,
     profile_window: str | None,
     profile_dir: str | None,
@@ -193,7 +195,7 @@ def bench(
     levels = [math.nan] if trace else _rates(rate, rates)
     for level in levels:  # a schedule of a year (--rate 1e-9) is refused before any connection
         schedule(level)
-    options = api.LoadOptions(timeout, max_concurrency, not no_scrape)
+    options = api.LoadOptions(timeout, max_concurrency, not no_scrape, model_label)
     slo, labels = _slo(slo_ttft, slo_tpot, slo_e2e), {"burstiness": burstiness, "arrival": kind}
     profiling = bool(profile or profile_window or profile_dir)
     opts = _profile_options(profile_dir, profile_window, profile_timeout, levels) if profiling else None

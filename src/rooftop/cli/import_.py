@@ -42,6 +42,11 @@ def _progress() -> Iterator[Any]:
 @hardware_options(default=None)
 @click.option("--top", type=click.IntRange(min=1), default=15, show_default=True, help="Points shown per file.")
 @click.option(
+    "--kernel-classes",
+    type=click.Path(exists=True, dir_okay=False),
+    help="A TOML of extra kernel classes/collectives, tried first (default: $ROOFTOP_KERNEL_CLASSES).",
+)
+@click.option(
     "--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Files read in parallel (processes)."
 )
 @output_options
@@ -52,6 +57,7 @@ def import_(
     peak_tflops: str | None,
     bandwidth: str | None,
     top: int,
+    kernel_classes: str | None,
     jobs: int,
     as_json: bool,
     output: str | None,
@@ -80,6 +86,10 @@ def import_(
       rooftop import ncu.csv -H h100-sxm
       rooftop import decode_cuda_gpu_kern_sum.csv
     """
+    if kernel_classes:
+        from rooftop.torchops.kernel_classes import use_user_classes
+
+        use_user_classes(kernel_classes)
     roofs = catalog_roofs(hardware, catalog, peak_tflops, bandwidth) if hardware else None
     if not hardware and (peak_tflops or bandwidth):
         raise click.UsageError("--peak-tflops and --bandwidth override catalog roofs: pass --hardware too")

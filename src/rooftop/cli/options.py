@@ -1,16 +1,16 @@
-"""Shared option parsing: integer lists and ranges, dtypes, roofs from flags."""
+"""Shared options: integer lists and ranges, the model, batch, dtype, TP, SLO and hardware groups."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 import click
 
-from rooftop.cli.params import MAX_SEQUENCES, Rate
+from rooftop.cli.params import MAX_SEQUENCES, MAX_TOKENS, MAX_TP, FiniteFloatRange, Rate
 from rooftop.errors import WorkloadError
-from rooftop.units import parse_bytes_per_s, parse_flop_per_s
+from rooftop.units import parse_bytes_per_s, parse_flop_per_s, parse_seconds
 
 if TYPE_CHECKING:
     from rooftop.core.roofs import Roofs
@@ -96,37 +96,130 @@ def complete_devices(ctx: click.Context, param: click.Parameter, incomplete: str
 DTYPES = ["fp32", "tf32", "bf16", "fp16", "fp8", "fp8_e4m3", "fp8_e5m2", "int8", "int4", "fp4"]
 
 
-def hardware_options(default: str | None = "h100-sxm") -> Callable[[F], F]:
-    """Add --hardware/-H, --catalog, --peak-tflops and --bandwidth (read back with ``catalog_roofs``)."""
+def stack(*options: Callable[[Any], Any]) -> Callable[[F], F]:
+    """One decorator for several click options, listed in --help in the order given."""
 
     def decorate(fn: F) -> F:
-        for option in reversed(
-            (
-                click.option(
-                    "--hardware",
-                    "-H",
-                    default=default,
-                    show_default=default is not None,
-                    help="A catalog device (rooftop hardware list).",
-                    shell_complete=complete_devices,
-                ),
-                click.option(
-                    "--catalog", type=click.Path(dir_okay=False), help="An extra TOML hardware catalog layer."
-                ),
-                click.option(
-                    "--peak-tflops",
-                    type=Rate(parse_flop_per_s, "RATE"),
-                    help="Override every compute roof, e.g. '800' or '800 TFLOP/s'.",
-                ),
-                click.option(
-                    "--bandwidth", type=Rate(parse_bytes_per_s, "RATE"), help="Override the HBM roof, e.g. '3 TB/s'."
-                ),
-            )
-        ):
+        for option in reversed(options):
             fn = option(fn)
         return fn
 
     return decorate
+
+
+def model_option(default: str, help: str) -> Callable[[F], F]:
+    """--model/-m: a preset name or a local config (presets complete in the shell)."""
+    return click.option("--model", "-m", shell_complete=complete_models, default=default, show_default=True, help=help)
+
+
+def int_list_option(*decls: str, help: str, default: str | None = None) -> Callable[[F], F]:
+    """A list or a range of powers of two (batch, prompt, context), read with ``IntList``."""
+    kind = IntList(decls[0].removeprefix("--"))
+    return click.option(*decls, type=kind, default=default, show_default=default is not None, help=help)
+
+
+def tokens_option(
+    *decls: str, help: str, default: int | None = None, low: int = 1, show_default: bool = True
+) -> Callable[[F], F]:
+    """An option counted in tokens per request (prompt, context, output, cached prefix): ``low`` to MAX_TOKENS."""
+    return click.option(
+        *decls,
+        type=click.IntRange(low, MAX_TOKENS),
+        default=default,
+        show_default=show_default and default is not None,
+        help=help,
+    )
+
+
+def dtype_options(dtype_help: str, weight_help: str, *, act: bool = False) -> Callable[[F], F]:
+    """--dtype, --weight-dtype and --kv-dtype; with ``act``, --act-dtype and --compute-dtype too."""
+    options = [
+        click.option("--dtype", type=click.Choice(DTYPES), default="bf16", show_default=True, help=dtype_help),
+        click.option("--weight-dtype", type=click.Choice(DTYPES), help=weight_help),
+        click.option("--kv-dtype", type=click.Choice(DTYPES), help="KV cache."),
+    ]
+    if act:
+        options += [
+            click.option("--act-dtype", type=click.Choice(DTYPES), help="Activations."),
+            click.option(
+                "--compute-dtype",
+                type=click.Choice(DTYPES),
+                help="Compute roof of the GEMMs (default: fp8 for fp8 weights, else the activation dtype).",
+            ),
+        ]
+    return stack(*options)
+
+
+class WorkloadDtypes(TypedDict):
+    """The dtype fields of a ``Workload``, keyword arguments to it."""
+
+    weight_dtype: str
+    act_dtype: str
+    kv_dtype: str
+    compute_dtype: str
+
+
+def workload_dtypes(
+    dtype: str,
+    weight_dtype: str | None,
+    kv_dtype: str | None,
+    act_dtype: str | None = None,
+    compute_dtype: str | None = None,
+) -> WorkloadDtypes:
+    """The Workload dtype fields from ``dtype_options``: each one set apart, else --dtype (compute: derived)."""
+    return WorkloadDtypes(
+        weight_dtype=weight_dtype or dtype,
+        act_dtype=act_dtype or dtype,
+        kv_dtype=kv_dtype or dtype,
+        compute_dtype=compute_dtype or "",
+    )
+
+
+def tp_option(help: str) -> Callable[[F], F]:
+    """--tp: the tensor-parallel degree, 1 to MAX_TP."""
+    return click.option("--tp", type=click.IntRange(1, MAX_TP), default=1, show_default=True, help=help)
+
+
+memory_utilization_option = click.option(
+    "--memory-utilization",
+    type=FiniteFloatRange(0.01, 1.0),
+    default=0.9,
+    show_default=True,
+    help="Usable share of device memory (vLLM's gpu_memory_utilization).",
+)
+
+
+def _seconds(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
+    return None if value is None else parse_seconds(value)
+
+
+def slo_options(ttft_help: str, tpot_help: str) -> Callable[[F], F]:
+    """--slo-ttft and --slo-tpot, durations with a unit ('500ms'), read as seconds."""
+    return stack(
+        click.option("--slo-ttft", callback=_seconds, help=ttft_help),
+        click.option("--slo-tpot", callback=_seconds, help=tpot_help),
+    )
+
+
+def hardware_options(default: str | None = "h100-sxm") -> Callable[[F], F]:
+    """Add --hardware/-H, --catalog, --peak-tflops and --bandwidth (read back with ``catalog_roofs``)."""
+    return stack(
+        click.option(
+            "--hardware",
+            "-H",
+            default=default,
+            show_default=default is not None,
+            help="A catalog device (rooftop hardware list).",
+            shell_complete=complete_devices,
+        ),
+        click.option("--catalog", type=click.Path(dir_okay=False), help="An extra TOML hardware catalog layer."),
+        click.option(
+            "--peak-tflops",
+            type=Rate(parse_flop_per_s, "RATE"),
+            help="Override every compute roof, e.g. '800' or '800 TFLOP/s'.",
+        ),
+        click.option("--bandwidth", type=Rate(parse_bytes_per_s, "RATE"), help="Override the HBM roof, e.g. '3 TB/s'."),
+    )
 
 
 def catalog_roofs(hardware: str, catalog: str | None, peak: float | str | None, bandwidth: float | str | None) -> Roofs:

@@ -4,26 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
 
-from rooftop.cli.options import IntList, complete_models
+from rooftop.cli.options import int_list_option, model_option, tokens_option
 from rooftop.cli.output import emit, output_options, requested_files
-from rooftop.cli.params import MAX_STEPS, MAX_TOKENS, OutputFile, Threads
+from rooftop.cli.params import MAX_STEPS, OutputFile, Threads
 from rooftop.cli.roofs import THREADS_HELP
 from rooftop.core.artifact import Run
 
+if TYPE_CHECKING:
+    from rooftop.api.profile import ProfileRequest
+
 
 @click.command()
-@click.option(
-    "--model",
-    "-m",
-    shell_complete=complete_models,
-    default="llama-cpu-small",
-    show_default=True,
-    help="A preset (rooftop models list) or a folder/config.json; built with random weights.",
-)
+@model_option("llama-cpu-small", "A preset (rooftop models list) or a folder/config.json; built with random weights.")
 @click.option(
     "--device",
     default="auto",
@@ -37,26 +34,16 @@ from rooftop.core.artifact import Run
     show_default=True,
     help="Weights, activations and KV cache (fp32 on CPUs without bf16 units).",
 )
-@click.option(
-    "--batch",
-    "-b",
-    type=IntList("batch"),
-    default="1",
-    show_default=True,
-    help="Sequences: '1' or '1,16' (one profile each).",
-)
-@click.option(
+@int_list_option("--batch", "-b", default="1", help="Sequences: '1' or '1,16' (one profile each).")
+@tokens_option(
     "--prompt",
     "-p",
-    type=click.IntRange(1, MAX_TOKENS),
     default=512,
-    show_default=True,
     help="Prompt tokens (prefill); decode runs at this context unless --context is given.",
 )
-@click.option(
+@tokens_option(
     "--context",
     "-c",
-    type=click.IntRange(1, MAX_TOKENS),
     help="Cached tokens at decode (the cache is filled by an unprofiled prefill of this length).",
 )
 @click.option(
@@ -117,10 +104,8 @@ def profile(
       rooftop profile --json -o profile.json
       rooftop profile --what-if                          # how far to trust the predicted remedies
     """
-    from rooftop.api.profile import ProfileRequest, default_trace_path, profile_batches
-    from rooftop.report.profile import render_profile
+    from rooftop.api.profile import ProfileRequest, default_trace_path
 
-    console = Console(stderr=True)
     request = ProfileRequest(
         model=model,
         device=device,
@@ -134,19 +119,33 @@ def profile(
         remeasure_roofs=remeasure_roofs,
         calibrate=not no_calibrate,
     )
-    with console.status("profiling") as status:
+    run = _measure(request, batch, what_if)
+    emit(run, as_json, output, render=_renderer(what_if))
+    _finish(run)
+
+
+def _measure(request: ProfileRequest, batch: list[int], what_if: bool) -> Run:
+    """Profile each batch (then, with --what-if, each remedy), the progress on stderr."""
+    from rooftop.api.profile import profile_batches
+
+    with Console(stderr=True).status("profiling") as status:
         run = profile_batches(request, batch, progress=lambda m: status.update(m))
         if what_if and not run.identity.get("interrupted"):
             from rooftop.api.whatif_measured import attach_measured
 
             run = attach_measured(run, request, progress=lambda m: status.update(m))
-    render: Callable[[Run, Console], None] = render_profile
-    if what_if:
-        from rooftop.report.whatif import with_measured
+    return run
 
-        render = with_measured(render_profile)
-    emit(run, as_json, output, render=render)
-    _finish(run)
+
+def _renderer(what_if: bool) -> Callable[[Run, Console], None]:
+    """The profile table, with the measured what-if beside it when asked."""
+    from rooftop.report.profile import render_profile
+
+    if not what_if:
+        return render_profile
+    from rooftop.report.whatif import with_measured
+
+    return with_measured(render_profile)
 
 
 def _finish(run: Run) -> None:

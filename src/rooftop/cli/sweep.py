@@ -10,9 +10,9 @@ import click
 from rich.console import Console
 
 from rooftop.api.sweep import COLUMNS, Cohort, parse_cohort, sweep
-from rooftop.cli.options import DTYPES, IntList, catalog_roofs, complete_models, hardware_options
+from rooftop.cli import options
 from rooftop.cli.output import emit, output_options
-from rooftop.cli.params import MAX_TOKENS, MAX_TP, FiniteFloatRange, OutputFile
+from rooftop.cli.params import OutputFile
 from rooftop.cli.techniques import build, technique_options
 from rooftop.core.artifact import Run
 from rooftop.core.atomic import write_atomic
@@ -20,11 +20,6 @@ from rooftop.core.slo import SLO
 from rooftop.core.workload import Workload
 from rooftop.errors import ReportError, WorkloadError
 from rooftop.models.presets import resolve_model
-from rooftop.units import parse_seconds
-
-
-def _seconds(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
-    return None if value is None else parse_seconds(value)
 
 
 def write_csv(run: Run, path: str) -> None:
@@ -49,73 +44,37 @@ def render_sweep(run: Run, console: Console) -> None:
 
 
 @click.command()
-@click.option(
-    "--model",
-    "-m",
-    shell_complete=complete_models,
-    default="llama-3.1-8b",
-    show_default=True,
-    help="A preset or a local config.json.",
+@options.model_option("llama-3.1-8b", "A preset or a local config.json.")
+@options.hardware_options()
+@options.int_list_option(
+    "--batch", "-b", default="1-512", help="Sequences per decode step: '1,8,64' or '1-512' (powers of two)."
 )
-@hardware_options()
-@click.option(
-    "--batch",
-    "-b",
-    type=IntList("batch"),
-    default="1-512",
-    show_default=True,
-    help="Sequences per decode step: '1,8,64' or '1-512' (powers of two).",
-)
-@click.option(
+@options.int_list_option(
     "--context",
     "-c",
-    type=IntList("context"),
-    default=None,
     help="Cached tokens at decode: '512-32768' (default: prompt + output tokens of each cohort).",
 )
-@click.option(
-    "--prompt",
-    "-p",
-    type=click.IntRange(1, MAX_TOKENS),
-    default=2048,
-    show_default=True,
-    help="Prompt tokens (TTFT = prefill time of one prompt).",
-)
-@click.option(
-    "--output-tokens",
-    type=click.IntRange(1, MAX_TOKENS),
-    default=256,
-    show_default=True,
-    help="Output tokens per request.",
-)
+@options.tokens_option("--prompt", "-p", default=2048, help="Prompt tokens (TTFT = prefill time of one prompt).")
+@options.tokens_option("--output-tokens", default=256, help="Output tokens per request.")
 @click.option(
     "--cohort",
     "cohorts",
     multiple=True,
     help="A prompt/output cohort 'NAME=PROMPT:OUTPUT' (repeatable; replaces --prompt/--output-tokens).",
 )
-@click.option("--slo-ttft", callback=_seconds, help="Time-to-first-token objective with a unit, e.g. '500ms'.")
-@click.option("--slo-tpot", callback=_seconds, help="Time-per-output-token objective with a unit, e.g. '50ms'.")
-@click.option(
+@options.slo_options(
+    "Time-to-first-token objective with a unit, e.g. '500ms'.",
+    "Time-per-output-token objective with a unit, e.g. '50ms'.",
+)
+@options.tokens_option(
     "--shared-prefix",
-    type=click.IntRange(0, MAX_TOKENS),
+    low=0,
     default=0,
-    show_default=True,
     help="Prompt tokens shared by every request (system prompt, tool schema): prefix-cached, KV held once.",
 )
-@click.option(
-    "--dtype", type=click.Choice(DTYPES), default="bf16", show_default=True, help="Weights, activations and KV cache."
-)
-@click.option("--weight-dtype", type=click.Choice(DTYPES), help="Weights.")
-@click.option("--kv-dtype", type=click.Choice(DTYPES), help="KV cache.")
-@click.option("--tp", type=click.IntRange(1, MAX_TP), default=1, show_default=True, help="Tensor-parallel degree.")
-@click.option(
-    "--memory-utilization",
-    type=FiniteFloatRange(0.01, 1.0),
-    default=0.9,
-    show_default=True,
-    help="Usable share of device memory (vLLM's gpu_memory_utilization).",
-)
+@options.dtype_options("Weights, activations and KV cache.", "Weights.")
+@options.tp_option("Tensor-parallel degree.")
+@options.memory_utilization_option
 @click.option("--csv", "csv_path", type=OutputFile(), help="Write every cell as CSV.")
 @technique_options
 @output_options
@@ -160,12 +119,10 @@ def sweep_command(
       rooftop sweep --slo-tpot 30ms --spec-k 4 --spec-alpha 0.8 --what-if
     """
     spec = resolve_model(model)
-    roofs = catalog_roofs(hardware, catalog, peak_tflops, bandwidth)
+    roofs = options.catalog_roofs(hardware, catalog, peak_tflops, bandwidth)
     groups = [parse_cohort(c) for c in cohorts] or [Cohort(prompt, output_tokens)]
     base = Workload(
-        weight_dtype=weight_dtype or dtype,
-        act_dtype=dtype,
-        kv_dtype=kv_dtype or dtype,
+        **options.workload_dtypes(dtype, weight_dtype, kv_dtype),
         tp=tp,
         cached_prefix=shared_prefix,
         prompt=min(g.prompt for g in groups),

@@ -10,107 +10,66 @@ import click
 from rooftop.analytic.speculative import DRAFTERS, Drafter
 from rooftop.api.techniques import Techniques
 from rooftop.api.whatif import Options
+from rooftop.cli.options import stack
 from rooftop.core.slo import SLO
 from rooftop.models.presets import resolve_model
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-OPTIONS = (
-    click.option(
-        "--what-if",
-        "what_if",
-        is_flag=True,
-        help="Re-evaluate with each applicable remedy applied; rank them by predicted gain.",
-    ),
-    click.option(
-        "--batch-factor",
-        type=click.IntRange(min=2),
-        default=8,
-        show_default=True,
-        help="What-if: batch × this (capped at the batch that fits).",
-    ),
-    click.option("--spec-k", type=click.IntRange(min=1), help="Speculative decoding: draft tokens per verify step."),
-    click.option(
-        "--spec-alpha",
-        type=click.FloatRange(0.0, 1.0),
-        default=0.7,
-        show_default=True,
-        help="Speculative decoding: per-token acceptance rate α.",
-    ),
-    click.option(
+# (flag, type, default, help) of each technique flag; a default is shown in --help.
+_FLAGS: tuple[tuple[str, click.ParamType[Any] | None, object, str], ...] = (
+    ("--batch-factor", click.IntRange(min=2), 8, "What-if: batch × this (capped at the batch that fits)."),
+    ("--spec-k", click.IntRange(min=1), None, "Speculative decoding: draft tokens per verify step."),
+    ("--spec-alpha", click.FloatRange(0.0, 1.0), 0.7, "Speculative decoding: per-token acceptance rate α."),
+    (
         "--drafter",
-        default="ngram",
-        show_default=True,
-        help="Draft source: ngram (free), head (EAGLE/MTP: one target layer) or a model preset/config.",
+        None,
+        "ngram",
+        "Draft source: ngram (free), head (EAGLE/MTP: one target layer) or a model preset/config.",
     ),
-    click.option(
-        "--chunk",
-        type=click.IntRange(min=2),
-        help="Chunked prefill: token budget per step (vLLM's max_num_batched_tokens).",
-    ),
-    click.option(
-        "--ep", type=click.IntRange(min=1), help="Expert-parallel ranks (MoE models; attention data-parallel)."
-    ),
-    click.option(
+    ("--chunk", click.IntRange(min=2), None, "Chunked prefill: token budget per step (vLLM's max_num_batched_tokens)."),
+    ("--ep", click.IntRange(min=1), None, "Expert-parallel ranks (MoE models; attention data-parallel)."),
+    (
         "--ep-link",
-        type=click.Choice(["intra", "inter"]),
-        default="intra",
-        show_default=True,
-        help="All-to-all link: NVLink (intra) or the per-GPU NIC (inter).",
+        click.Choice(["intra", "inter"]),
+        "intra",
+        "All-to-all link: NVLink (intra) or the per-GPU NIC (inter).",
     ),
-    click.option(
+    (
         "--a2a",
-        type=click.Choice(["deepep", "bf16"]),
-        default="deepep",
-        show_default=True,
-        help="All-to-all dtypes: deepep = FP8 dispatch (+ scales), BF16 combine.",
+        click.Choice(["deepep", "bf16"]),
+        "deepep",
+        "All-to-all dtypes: deepep = FP8 dispatch (+ scales), BF16 combine.",
     ),
-    click.option(
-        "--ep-imbalance",
-        type=click.FloatRange(min=1.0),
-        default=1.0,
-        show_default=True,
-        help="Busiest EP rank's load / the mean (1 = balanced).",
-    ),
-    click.option(
-        "--pp", type=click.IntRange(min=1), help="Pipeline stages (micro-batches = stages when they divide the batch)."
-    ),
-    click.option(
+    ("--ep-imbalance", click.FloatRange(min=1.0), 1.0, "Busiest EP rank's load / the mean (1 = balanced)."),
+    ("--pp", click.IntRange(min=1), None, "Pipeline stages (micro-batches = stages when they divide the batch)."),
+    (
         "--rate",
-        type=click.FloatRange(min=0.0, min_open=True),
-        help="Disaggregation: requests/s to size prefill and decode pools for.",
+        click.FloatRange(min=0.0, min_open=True),
+        None,
+        "Disaggregation: requests/s to size prefill and decode pools for.",
     ),
-    click.option(
-        "--kv-link",
-        type=click.Choice(["intra", "inter"]),
-        default="inter",
-        show_default=True,
-        help="Disaggregation: the link the KV cache crosses.",
-    ),
+    ("--kv-link", click.Choice(["intra", "inter"]), "inter", "Disaggregation: the link the KV cache crosses."),
 )
 
-NAMES = (
+WHAT_IF = click.option(
+    "--what-if",
     "what_if",
-    "batch_factor",
-    "spec_k",
-    "spec_alpha",
-    "drafter",
-    "chunk",
-    "ep",
-    "ep_link",
-    "a2a",
-    "ep_imbalance",
-    "pp",
-    "rate",
-    "kv_link",
+    is_flag=True,
+    help="Re-evaluate with each applicable remedy applied; rank them by predicted gain.",
 )
+
+# The keyword argument each flag arrives as ('--spec-k' -> 'spec_k').
+NAMES = ("what_if", *(flag.removeprefix("--").replace("-", "_") for flag, *_ in _FLAGS))
+
+
+def _option(flag: str, kind: click.ParamType[Any] | None, default: object, help: str) -> Callable[[F], F]:
+    return click.option(flag, type=kind, default=default, show_default=default is not None, help=help)
 
 
 def technique_options(fn: F) -> F:
-    """Add the technique and what-if flags to a command."""
-    for option in reversed(OPTIONS):
-        fn = option(fn)
-    return fn
+    """Add the what-if and technique flags to a command."""
+    return stack(WHAT_IF, *(_option(*row) for row in _FLAGS))(fn)
 
 
 def pop_techniques(kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -50,6 +50,7 @@ def _fetcher(prometheus: str | None, selector: str, timeout_s: float):  # type: 
 @click.option("--peak-tflops", help="Override the compute roof (e.g. a CPU: '2 TFLOP/s').")
 @click.option("--bandwidth", help="Override the memory roof, e.g. '50 GB/s'.")
 @click.option("--engine", help="Force an engine map (vllm, sglang, tgi, llamacpp, triton, trtllm-serve).")
+@click.option("--model-label", help="Triton: the model whose request counters count (default: the ensemble).")
 @click.option("--interval", type=Seconds(), default=5.0, show_default=True, help="Seconds between polls.")
 @click.option("--count", type=click.IntRange(min=1), help="Stop after this many polls (default: until Ctrl-C).")
 @click.option("--once", is_flag=True, help="One snapshot, then exit (counters since the engine started).")
@@ -76,6 +77,7 @@ def watch(
     peak_tflops: str | None,
     bandwidth: str | None,
     engine: str | None,
+    model_label: str | None,
     interval: float,
     count: int | None,
     once: bool,
@@ -104,11 +106,16 @@ def watch(
     live = live_model(model, hardware, dtype, tp, peak_tflops, bandwidth)
     names = [f"{prometheus} {selector}".strip()] if prometheus else list(sources)
     if prometheus and since:
-        _range(prometheus, selector, since, live, engine, as_json, output, timeout)
+        _range(prometheus, selector, since, live, (engine, model_label), as_json, output, timeout)
         return
     from rooftop.cli.watch_loop import WatchLoop
 
-    loop = WatchLoop(names, _fetcher(prometheus, selector, timeout), live, engine, log_path, export_addr, as_json)
+    fetcher = _fetcher(prometheus, selector, timeout)
+    loop = WatchLoop(names, fetcher, live, engine, log_path, export_addr, as_json, model_label)
+    if not prometheus:
+        from rooftop.serving.watch import file_or_url
+
+        loop.watcher.narrow = lambda src, wanted: file_or_url(src, timeout, wanted)
     try:
         if once:
             loop.once()
@@ -123,7 +130,7 @@ def _range(
     selector: str,
     since: float,
     live: Any,
-    engine: str | None,
+    engine: tuple[str | None, str | None],
     as_json: bool,
     output: str | None,
     timeout_s: float,
@@ -139,7 +146,7 @@ def _range(
             f"{prometheus}: fewer than two samples in the last {since:g} s for {selector or 'engines'}"
         )
     name = f"{prometheus} {selector}".strip()
-    first, last = observe(snaps[0], name, engine), observe(snaps[-1], name, engine)
+    first, last = observe(snaps[0], name, *engine), observe(snaps[-1], name, *engine)
     summary, result = analyse_window(window(first, last), live)
     out = snapshot_summary(last.scalars, summary)
     if output:

@@ -68,11 +68,13 @@ class WatchLoop:
         log_path: str | None,
         export_addr: str | None,
         as_json: bool,
+        model_label: str | None = None,
     ) -> None:
         from rooftop.serving.watch import JsonlLog, Watcher
 
         self.live, self.as_json = live, as_json
-        self.watcher = Watcher(sources, fetch, JsonlLog(log_path) if log_path else None, engine)
+        self.watcher = Watcher(sources, fetch, JsonlLog(log_path) if log_path else None, engine, model_label)
+        self.noted: set[str] = set()
         self.exporter = None
         if export_addr:
             from rooftop.serving.exporter import Exporter
@@ -98,6 +100,9 @@ class WatchLoop:
             s = snapshot_summary(obs.scalars if obs else {}, summary)
             st = self.watcher.state[w.source]
             s["up"], s["scrape_duration_s"] = 1, st.scrape_duration_s
+            if obs is not None:
+                s["renamed"], s["request_models"] = list(obs.deprecated), list(obs.models)
+                self._note_renames(w.source, obs.deprecated)
             self.latest[w.source] = s
             self.results.append(result)
             if self.exporter:
@@ -112,6 +117,13 @@ class WatchLoop:
             for src in self.errors:
                 self.exporter.down(src)
         return out
+
+    def _note_renames(self, source: str, renamed: tuple[str, ...]) -> None:
+        """Say once per source (stderr; JSON carries ``renamed``) which deprecated metric names were read."""
+        if renamed and source not in self.noted and not self.as_json:
+            self.noted.add(source)
+            for r in renamed:
+                click.echo(f"rooftop: note: {source}: renamed metric in use: {r}", err=True)
 
     def _events(self) -> list[dict[str, Any]]:
         new = self.watcher.events[self.seen_events :]

@@ -67,8 +67,9 @@ class LiveEvidence:
 class LaunchEvidence:
     """Kernels against their launch calls (medians in seconds; None when not measured)."""
 
-    shorter_than_launch_share: float = 0.0
+    shorter_than_launch_share: float = 0.0  # of the eager kernels (CUDA/HIP-graph replays left out)
     kernel_median_s: float = 1.0
+    eager: int | None = None  # kernels launched one by one (None: not recorded, all of them)
     call_median_s: float | None = None
     delay_median_s: float | None = None
 
@@ -78,6 +79,7 @@ class TimelineEvidence:
     """An imported trace's GPU timeline."""
 
     span_s: float = 0.0
+    busy_s: float = 0.0
     idle_s: float = 0.0
     largest_gap_s: float = 0.0
     largest_gap_start_us: float | None = None

@@ -85,6 +85,7 @@ class Builder:
                 self.cat_kind[cat] = kind
         self.step_prefix: str = cats["step_prefix"]
         self.arg_keys: dict[str, str] = mapping["args"]
+        self.older_keys: dict[str, str] = mapping["args_older"]
         self.shape_ops = shape_ops
         self.names: dict[str, int] = {}
         self.threads: dict[tuple[Any, Any], int] = {}
@@ -219,7 +220,7 @@ class Builder:
         args = get("args")
         if type(args) is not dict:
             args = {}
-        keys, ts, dur = self.arg_keys, ev["ts"], get("dur", 0)
+        keys, older, ts, dur = self.arg_keys, self.older_keys, ev["ts"], get("dur", 0)
         if kind <= MEMSET:
             comm = None
             if keys["collective"] in args or keys["in_nelems"] in args:
@@ -240,7 +241,7 @@ class Builder:
                 ts,
                 dur,
                 args.get(keys["correlation"]),
-                args.get(keys["external_id"]),
+                args.get(keys["external_id"], args.get(older["external_id"])),
                 get("pid"),
                 get("tid"),
                 get("name"),
@@ -251,9 +252,9 @@ class Builder:
                 dur,
                 get("pid"),
                 get("tid"),
-                args.get(keys["external_id"]),
+                args.get(keys["external_id"], args.get(older["external_id"])),
                 get("name"),
-                args.get(keys["input_dims"]),
+                args.get(keys["input_dims"], args.get(older["input_dims"])),
                 args.get(keys["input_type"]),
                 args.get(keys["concrete_inputs"]),
             )
@@ -290,15 +291,18 @@ class Builder:
                     comm,
                 )
             elif kind == LAUNCH:
-                self.launch_row(e.ts, e.dur, args.correlation, args.external_id, e.pid, e.tid, e.name)
+                ext = args.external_id if args.external_id is not unset else args.external_id_older
+                self.launch_row(e.ts, e.dur, args.correlation, ext, e.pid, e.tid, e.name)
             else:
                 dims, types, concrete = args.input_dims, args.input_type, args.concrete_inputs
+                if dims is unset:
+                    dims = args.input_dims_older
                 self.cpu_row(
                     e.ts,
                     e.dur,
                     e.pid,
                     e.tid,
-                    args.external_id,
+                    args.external_id if args.external_id is not unset else args.external_id_older,
                     e.name,
                     None if dims is unset else kit.decode_raw(dims),
                     None if types is unset else kit.decode_raw(types),

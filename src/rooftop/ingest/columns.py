@@ -20,7 +20,10 @@ from rooftop.ingest.tables import CPU_OP, LAUNCH, MEMSET
 
 _COMM = ("collective", "in_nelems", "out_nelems", "group_size", "comm_dtype")
 _GET = {name: attrgetter(name) for name in ("cat", "name", "pid", "tid", "ts", "dur", "args")}
-_ARG = {name: attrgetter(name) for name in ("correlation", "external_id", "stream", "device", "bytes", *_COMM)}
+_ARG = {
+    name: attrgetter(name)
+    for name in ("correlation", "external_id", "external_id_older", "stream", "device", "bytes", *_COMM)
+}
 Array = np.ndarray[Any, Any]
 
 
@@ -156,10 +159,19 @@ def _ids(sel: list[Any], args: list[Any], kinds: Array, unset: Any) -> dict[str,
     device = [d if d is not unset else sel[i].pid for d, i in zip(map(_ARG["device"], gargs), gpu)]
     return {
         "corr": _int_column(list(map(_ARG["correlation"], _take(args, with_corr))), n, with_corr),
-        "ext": _int_column(list(map(_ARG["external_id"], _take(args, with_ext))), n, with_ext),
+        "ext": _int_column(_older(_take(args, with_ext), "external_id", unset), n, with_ext),
         "stream": _int_column(stream, n, gpu),
         "device": _int_column(device, n, gpu),
     }
+
+
+def _older(args: list[Any], attr: str, unset: Any) -> list[Any]:
+    """``attr`` of each args struct, or its older spelling (kineto_v1.toml ``args_older``) when absent."""
+    values = list(map(_ARG[attr], args))
+    if unset in values:
+        older = _ARG[f"{attr}_older"]
+        values = [v if v is not unset else older(a) for v, a in zip(values, args)]
+    return values
 
 
 def _comm(b: Builder, gargs: list[Any], unset: Any) -> None:
@@ -178,17 +190,18 @@ def _shapes(b: Builder, args: list[Any], cpu: Array, names: list[Any], kit: Any)
     hits = np.fromiter(map(b.shape_ops.__contains__, _take(names, rows)), bool, len(rows))
     for j in np.flatnonzero(hits).tolist():
         a = args[rows[j]]
-        if a.input_dims is unset:
+        raw = a.input_dims if a.input_dims is not unset else a.input_dims_older
+        if raw is unset:
             continue
         types, concrete = a.input_type, a.concrete_inputs
         key = (
-            bytes(a.input_dims),
+            bytes(raw),
             None if types is unset else bytes(types),
             None if concrete is unset else bytes(concrete),
         )
         found = seen.get(key)
         if found is None:
-            dims = kit.decode_raw(a.input_dims)
+            dims = kit.decode_raw(raw)
             decoded = [None if x is unset else kit.decode_raw(x) for x in (types, concrete)]
             found = -1 if dims is None else b.shape_id(dims, *decoded)
             seen[key] = found

@@ -116,12 +116,14 @@ def kit() -> Kit:
     """
     import msgspec
 
-    raw_keys = {"input_dims", "input_type", "concrete_inputs"}
+    raw_keys = {"input_dims", "input_type", "concrete_inputs", "input_dims_older"}
+    mapping = load("kineto_v1")
+    keys = mapping["args"] | {f"{attr}_older": key for attr, key in mapping["args_older"].items()}
     args = msgspec.defstruct(
         "Args",
         [
             (attr, msgspec.Raw if attr in raw_keys else Any, msgspec.field(name=key, default=msgspec.UNSET))
-            for attr, key in load("kineto_v1")["args"].items()
+            for attr, key in keys.items()
         ],
         gc=False,
     )

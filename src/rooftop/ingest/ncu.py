@@ -24,7 +24,7 @@ from rooftop.core.points import Phase, RooflinePoint, Source
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, RoofKind, Roofs
 from rooftop.errors import TraceFormatError
 from rooftop.ingest.mapping import load
-from rooftop.torchops.kernel_classes import classify, short_kernel
+from rooftop.torchops.kernel_classes import classify, op_of, short_kernel
 
 ID, KERNEL = "ID", "Kernel Name"
 
@@ -213,7 +213,7 @@ def launch_points(launch: NcuLaunch, path: str) -> list[RooflinePoint]:
     return [
         RooflinePoint(
             label=f"#{launch.id} {short_kernel(launch.kernel)}",
-            op=kc.op,
+            op=op_of(launch.kernel),
             phase=Phase.UNKNOWN,
             flops=flops,
             bytes=moved,
@@ -225,6 +225,23 @@ def launch_points(launch: NcuLaunch, path: str) -> list[RooflinePoint]:
         )
         for level, moved in levels.items()
     ]
+
+
+def missing_counters(ncu: NcuFile) -> dict[str, str]:
+    """Counter groups no timed launch carries -> the ``--metrics`` that collect them (ncu_v1.toml ``missing``).
+
+    Without DRAM bytes a launch still gives a timed ``hbm`` point, but with 0 bytes; without FLOP
+    counters its FLOPs are 0: say so instead of plotting them silently.
+    """
+    mapping = load("ncu_v1")
+    hbm = [name for names in mapping["bytes"]["hbm"] for name in names]
+    flop = [*mapping["flops"], *mapping["flops_fallback"]]
+    timed = [launch.metrics for launch in ncu.launches if any(n in launch.metrics for n in mapping["time"])]
+    out: dict[str, str] = {}
+    for group, names in (("DRAM byte counters", hbm), ("FLOP counters", flop)):
+        if timed and not any(n in m for m in timed for n in names):
+            out[group] = mapping["missing"][group]
+    return out
 
 
 def theoretical_roofs(ncu: NcuFile, name: str) -> Roofs | None:
@@ -247,4 +264,9 @@ def theoretical_roofs(ncu: NcuFile, name: str) -> Roofs | None:
 
 def summary(ncu: NcuFile) -> dict[str, Any]:
     """What the file held: launches, roofline items, skipped rows by reason."""
-    return {"launches": len(ncu.launches), "roofline_items": sorted(ncu.roofline), "skipped": dict(ncu.skipped)}
+    return {
+        "launches": len(ncu.launches),
+        "roofline_items": sorted(ncu.roofline),
+        "skipped": dict(ncu.skipped),
+        "missing_counters": missing_counters(ncu),
+    }

@@ -17,7 +17,7 @@ from rooftop.core.points import Phase, RooflinePoint, Source
 from rooftop.errors import TraceFormatError
 from rooftop.ingest.mapping import load
 from rooftop.ingest.ncu import csv_rows
-from rooftop.torchops.kernel_classes import classify, short_kernel
+from rooftop.torchops.kernel_classes import classify, op_of, short_kernel
 
 MAX_TOTAL_S = 1e9  # about 32 years of kernel time: beyond it a cell is not a measurement
 MAX_INSTANCES = 2**53
@@ -93,7 +93,7 @@ def summary_points(rows: list[KernelSummary], path: str) -> list[RooflinePoint]:
     return [
         RooflinePoint(
             label=short_kernel(r.name),
-            op=classify(r.name).op,
+            op=op_of(r.name),
             phase=Phase.UNKNOWN,
             flops=0.0,
             bytes=0.0,

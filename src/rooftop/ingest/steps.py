@@ -6,8 +6,14 @@ temporal breakdown: span = last end - first start of the step's GPU activities, 
 idle = span - busy, compute = union of non-communication kernels, non_compute = busy - compute.
 
 The last step is KEPT and flagged ``last: true``. HTA drops it because the profiler may stop
-while its kernels still run; rooftop reports it so nothing measured disappears, and
-``totals_without_last`` gives the HTA-comparable sums.
+while its kernels still run; rooftop reports it so nothing measured disappears.
+
+Per-step spans can overlap: a step's GPU work may still run when the next step's starts, so
+their sum can exceed the wall time. ``totals_without_last`` is therefore not a sum of the rows
+but HTA's own definition (``get_temporal_breakdown`` after ``_filter_irrelevant_gpu_kernels``):
+ONE window over every GPU activity whose launch call starts before the last ``ProfilerStep``
+(activities without a launch call are dropped, as HTA's correlation join drops them), span =
+last end - first start, busy = union, compute = union of non-communication kernels.
 """
 
 from __future__ import annotations
@@ -22,8 +28,6 @@ from rooftop.ingest.kineto import KERNEL, Trace
 from rooftop.ingest.timeline import name_mask
 from rooftop.torchops.kernel_classes import is_communication
 from rooftop.units import MICRO
-
-_SUMMED = ("span_s", "busy_s", "idle_s", "compute_s", "non_compute_s", "kernels", "activities")
 
 
 def step_of(trace: Trace, joined: Joined) -> np.ndarray[Any, np.dtype[np.int64]]:
@@ -57,22 +61,39 @@ def breakdown(trace: Trace, joined: Joined) -> dict[str, Any]:
             "activities": int(sel.sum()),
             "kernels": int(np.sum(sel & (g.kind == KERNEL))),
         }
-        if entry["activities"]:
-            ts = g.ts_us[sel] - base
-            busy = iv.merge(ts, ts + g.dur_us[sel])
-            compute_rows = sel & (g.kind == KERNEL) & ~comm
-            cts = g.ts_us[compute_rows] - base
-            compute = iv.length(iv.merge(cts, cts + g.dur_us[compute_rows]))
-            span = float(busy[1][-1] - busy[0][0])
-            entry.update(
-                span_s=span * MICRO,
-                busy_s=iv.length(busy) * MICRO,
-                idle_s=(span - iv.length(busy)) * MICRO,
-                compute_s=compute * MICRO,
-                non_compute_s=(iv.length(busy) - compute) * MICRO,
-            )
+        entry.update(_window(trace, sel, comm, base))
         entry["last"] = k == len(trace.steps) - 1
         rows.append(entry)
-    kept = rows[:-1]
-    totals = {key: sum(r.get(key, 0) for r in kept) for key in _SUMMED}
-    return {"steps": rows, "totals_without_last": totals}
+    return {"steps": rows, "totals_without_last": _hta_totals(trace, joined, comm, base)}
+
+
+def _window(trace: Trace, sel: np.ndarray[Any, Any], comm: np.ndarray[Any, Any], base: float) -> dict[str, float]:
+    """Span, busy, idle, compute and non-compute of the GPU rows ``sel`` (empty when none)."""
+    g = trace.gpu
+    if not np.any(sel):
+        return {}
+    ts = g.ts_us[sel] - base
+    busy = iv.merge(ts, ts + g.dur_us[sel])
+    compute_rows = sel & (g.kind == KERNEL) & ~comm
+    cts = g.ts_us[compute_rows] - base
+    compute = iv.length(iv.merge(cts, cts + g.dur_us[compute_rows]))
+    span = float(busy[1][-1] - busy[0][0])
+    return {
+        "span_s": span * MICRO,
+        "busy_s": iv.length(busy) * MICRO,
+        "idle_s": (span - iv.length(busy)) * MICRO,
+        "compute_s": compute * MICRO,
+        "non_compute_s": (iv.length(busy) - compute) * MICRO,
+    }
+
+
+def _hta_totals(trace: Trace, joined: Joined, comm: np.ndarray[Any, Any], base: float) -> dict[str, Any]:
+    """HTA's temporal breakdown: one window over the activities launched before the last step starts."""
+    g = trace.gpu
+    last_start = trace.steps[-1][1]
+    has = joined.launch >= 0
+    sel = np.zeros(g.ts_us.size, dtype=bool)
+    sel[has] = trace.launches.ts_us[joined.launch[has]] < last_start
+    totals: dict[str, Any] = {"activities": int(sel.sum()), "kernels": int(np.sum(sel & (g.kind == KERNEL)))}
+    zero = dict.fromkeys(("span_s", "busy_s", "idle_s", "compute_s", "non_compute_s"), 0.0)
+    return totals | (_window(trace, sel, comm, base) or zero)

@@ -90,3 +90,16 @@ class Trace:
         if isinstance(props, list) and props and isinstance(props[0], dict):
             return str(props[0].get("name", ""))
         return ""
+
+    @property
+    def vendor(self) -> str:
+        """'AMD' or 'NVIDIA' from the launch calls (hip* vs cu*), else from the device name; '' when unknown."""
+        vendors = load("kineto_v1")["vendors"]
+        launched = {self.names[i] for i in set(self.launches.name_id.tolist())}
+        for vendor, words in vendors.items():
+            if any(name.startswith(tuple(words["launch_prefixes"])) for name in launched):
+                return str(vendor)
+        for vendor, words in vendors.items():
+            if any(word in self.device_name for word in words["device_words"]):
+                return str(vendor)
+        return ""

@@ -25,7 +25,7 @@ from rooftop.ingest.join import Joined
 from rooftop.ingest.kineto import KERNEL, MEMCPY, MEMSET, Trace
 from rooftop.ingest.mapping import load
 from rooftop.torchops.dtype_names import scalar_type
-from rooftop.torchops.kernel_classes import classify, collective_of, is_communication
+from rooftop.torchops.kernel_classes import classify, collective_label, collective_of, is_communication
 from rooftop.units import MICRO
 
 GAP_REPORT_US = 10.0  # gaps longer than this are counted (HTA's default threshold)
@@ -114,17 +114,25 @@ def quantile(x: np.ndarray[Any, Any], q: float) -> float:
 
 
 def _launch(trace: Trace, joined: Joined, kernel: np.ndarray[Any, Any]) -> dict[str, Any]:
+    """Launch delay and cost of the kernels launched one by one.
+
+    A CUDA/HIP-graph replay launches all its kernels with ONE host call that shares their
+    correlation id: comparing each replayed kernel with that call would count a cost paid once per
+    graph against every node. Replayed kernels are left out here (``graph_kernels`` counts them).
+    """
     rows = joined.launch[kernel]
     ok = rows >= 0
-    if not np.any(ok):
-        return {"joined": 0}
-    start = trace.gpu.ts_us[kernel][ok]
-    dur = trace.gpu.dur_us[kernel][ok]
-    call_ts = trace.launches.ts_us[rows[ok]]
-    call_dur = trace.launches.dur_us[rows[ok]]
+    eager = ok.copy()
+    eager[ok] = ~_graph_calls(trace)[rows[ok]]
+    out: dict[str, Any] = {"joined": int(ok.sum()), "eager": int(eager.sum())}
+    if not np.any(eager):
+        return out
+    start = trace.gpu.ts_us[kernel][eager]
+    dur = trace.gpu.dur_us[kernel][eager]
+    call_ts = trace.launches.ts_us[rows[eager]]
+    call_dur = trace.launches.dur_us[rows[eager]]
     delay = start - call_ts
-    return {
-        "joined": int(ok.sum()),
+    return out | {
         "delay_median_s": quantile(delay, 0.5) * MICRO,
         "delay_p90_s": quantile(delay, 0.9) * MICRO,
         "call_median_s": quantile(call_dur, 0.5) * MICRO,
@@ -133,9 +141,13 @@ def _launch(trace: Trace, joined: Joined, kernel: np.ndarray[Any, Any]) -> dict[
     }
 
 
+def _graph_calls(trace: Trace) -> np.ndarray[Any, np.dtype[np.bool_]]:
+    """Per launch row: whether it is a graph launch (``runtime.graph_launch`` in kineto_v1.toml)."""
+    return _names_in(trace, trace.launches.name_id, set(load("kineto_v1")["runtime"]["graph_launch"]))
+
+
 def _graphs(trace: Trace, joined: Joined, kernel: np.ndarray[Any, Any]) -> dict[str, Any]:
-    graph_names = set(load("kineto_v1")["runtime"]["graph_launch"])
-    is_graph = _names_in(trace, trace.launches.name_id, graph_names)
+    is_graph = _graph_calls(trace)
     rows = joined.launch[kernel]
     from_graph = np.zeros(rows.size, dtype=bool)
     ok = rows >= 0
@@ -154,10 +166,11 @@ def _collectives(trace: Trace, comm_rows: np.ndarray[Any, Any]) -> list[dict[str
         if args is None:
             kind = by_name.get(name_id)
             if kind is None:
-                kind = by_name[name_id] = (collective_of(trace.names[name_id]) or "unknown").lower()
+                kind = by_name[name_id] = collective_of(trace.names[name_id]) or "unknown"
             args = {}
         else:
-            kind = str(args.get("collective") or collective_of(trace.names[name_id]) or "unknown").lower()
+            named = collective_label(str(args.get("collective") or ""))
+            kind = named or collective_of(trace.names[name_id]) or "unknown"
         entry = table.get(kind)
         if entry is None:
             entry = table[kind] = {"collective": kind, "kernels": 0, "time_s": 0.0, "message_bytes": 0.0}

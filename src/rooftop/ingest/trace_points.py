@@ -23,7 +23,7 @@ from rooftop.ingest.join import Joined
 from rooftop.ingest.kineto import KERNEL, Trace
 from rooftop.ingest.timeline import name_mask
 from rooftop.torchops.cost import CONCRETE_INPUTS, INPUT_DIMS, INPUT_TYPE, causal_flag, cost
-from rooftop.torchops.kernel_classes import classify, short_kernel
+from rooftop.torchops.kernel_classes import classify, op_of, short_kernel
 from rooftop.units import MICRO
 
 _FLOP_CLASSES = {"gemm", "gemv", "attention", "conv"}
@@ -148,7 +148,7 @@ def _point(trace: Trace, op_id: int, name_id: int, kind: int, rank: int | None, 
         provenance["attention"] = " + ".join(label for bit, label in CONVENTIONS.items() if convention & bit)
     return RooflinePoint(
         label=f"{op_name} → {short_kernel(name)}" if kind == KERNEL else name,
-        op=kc.op if kind == KERNEL else "memcpy",
+        op=op_of(name) if kind == KERNEL else "memcpy",
         phase=Phase.UNKNOWN,
         flops=flops,
         bytes=moved,

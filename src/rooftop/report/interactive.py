@@ -127,54 +127,10 @@ def throughput_vs_tpot(result: Result) -> go.Figure:
 
     rows = sweep_rows(result)
     fig = go.Figure()
-    contexts = sorted({r["context"] for r in rows})
-    for c in contexts:
-        cells = [r for r in rows if r["context"] == c]
-        fig.add_trace(
-            go.Scatter(
-                x=[r["tpot_s"] * 1e3 for r in cells],
-                y=[r["tokens_per_s"] for r in cells],
-                mode="lines+markers",
-                name=f"context {int(c)}",
-                meta="sweep",
-                marker={"symbol": ["circle" if r["fits"] else "x-open" for r in cells], "size": 8},
-                hovertext=[
-                    _e(
-                        f"batch {r['batch']} · context {r['context']} · TPOT {r['tpot_s'] * 1e3:.2f} ms · "
-                        f"{r['tokens_per_s']:,.0f} tokens/s · goodput {r['goodput_tokens_per_s']:,.0f} · "
-                        f"{'fits' if r['fits'] else 'KV does not fit'} · bound {r['bound']}"
-                    )
-                    for r in cells
-                ],
-                hoverinfo="text",
-            )
-        )
-    slo = result.extra.get("slo", {}).get("tpot_s")
-    if slo:
-        top = max((r["tokens_per_s"] for r in rows), default=1.0)
-        fig.add_trace(
-            go.Scatter(
-                x=[slo * 1e3, slo * 1e3],
-                y=[0, top * 1.05],
-                mode="lines",
-                name=f"TPOT SLO {slo * 1e3:g} ms",
-                meta="slo",
-                line={"color": "#d62728", "dash": "dash"},
-            )
-        )
-    op = result.extra.get("operating_point")
-    if op:
-        best = [r for r in rows if r["batch"] == op["batch"] and r["context"] == op["context"]]
-        fig.add_trace(
-            go.Scatter(
-                x=[best[0]["tpot_s"] * 1e3],
-                y=[best[0]["tokens_per_s"]],
-                mode="markers",
-                name=f"operating point (batch {op['batch']})",
-                meta="operating-point",
-                marker={"symbol": "star", "size": 18, "color": "#2ca02c"},
-            )
-        )
+    for c in sorted({r["context"] for r in rows}):
+        fig.add_trace(_context_line([r for r in rows if r["context"] == c], c))
+    _add_tpot_slo(fig, result, rows)
+    _add_operating_point(fig, result, rows)
     fig.update_layout(
         title={"text": _e(f"Throughput vs TPOT — {result.workload.get('cohort', '')}")},
         xaxis={"type": "log", "title": {"text": "TPOT (ms)"}},
@@ -183,6 +139,69 @@ def throughput_vs_tpot(result: Result) -> go.Figure:
         height=480,
     )
     return fig
+
+
+def _context_line(cells: list[dict[str, Any]], context: float) -> go.Scatter:
+    """One context's cells, batch by batch (a cell whose KV does not fit is an open cross)."""
+    import plotly.graph_objects as go
+
+    return go.Scatter(
+        x=[r["tpot_s"] * 1e3 for r in cells],
+        y=[r["tokens_per_s"] for r in cells],
+        mode="lines+markers",
+        name=f"context {int(context)}",
+        meta="sweep",
+        marker={"symbol": ["circle" if r["fits"] else "x-open" for r in cells], "size": 8},
+        hovertext=[
+            _e(
+                f"batch {r['batch']} · context {r['context']} · TPOT {r['tpot_s'] * 1e3:.2f} ms · "
+                f"{r['tokens_per_s']:,.0f} tokens/s · goodput {r['goodput_tokens_per_s']:,.0f} · "
+                f"{'fits' if r['fits'] else 'KV does not fit'} · bound {r['bound']}"
+            )
+            for r in cells
+        ],
+        hoverinfo="text",
+    )
+
+
+def _add_tpot_slo(fig: go.Figure, result: Result, rows: list[dict[str, Any]]) -> None:
+    """The TPOT objective as a vertical dashed line, when the sweep had one."""
+    import plotly.graph_objects as go
+
+    slo = result.extra.get("slo", {}).get("tpot_s")
+    if not slo:
+        return
+    top = max((r["tokens_per_s"] for r in rows), default=1.0)
+    fig.add_trace(
+        go.Scatter(
+            x=[slo * 1e3, slo * 1e3],
+            y=[0, top * 1.05],
+            mode="lines",
+            name=f"TPOT SLO {slo * 1e3:g} ms",
+            meta="slo",
+            line={"color": "#d62728", "dash": "dash"},
+        )
+    )
+
+
+def _add_operating_point(fig: go.Figure, result: Result, rows: list[dict[str, Any]]) -> None:
+    """The goodput-optimal cell as a star, when the sweep found one."""
+    import plotly.graph_objects as go
+
+    op = result.extra.get("operating_point")
+    if not op:
+        return
+    best = [r for r in rows if r["batch"] == op["batch"] and r["context"] == op["context"]]
+    fig.add_trace(
+        go.Scatter(
+            x=[best[0]["tpot_s"] * 1e3],
+            y=[best[0]["tokens_per_s"]],
+            mode="markers",
+            name=f"operating point (batch {op['batch']})",
+            meta="operating-point",
+            marker={"symbol": "star", "size": 18, "color": "#2ca02c"},
+        )
+    )
 
 
 def bound_heatmap(result: Result) -> go.Figure:

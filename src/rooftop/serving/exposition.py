@@ -25,7 +25,10 @@ class Sample:
 
     def label(self, key: str, default: str = "") -> str:
         """The value of label ``key`` (or ``default``)."""
-        return dict(self.labels).get(key, default)
+        for k, v in self.labels:  # a few pairs: a scan beats building a dict per call
+            if k == key:
+                return v
+        return default
 
 
 @dataclass(frozen=True)
@@ -54,8 +57,12 @@ class Snapshot:
 
     def series(self, name: str, match: Mapping[str, str] | None = None) -> Iterator[Sample]:
         """Samples called ``name`` whose labels include every pair of ``match``."""
-        for s in self.by_name.get(name, ()):
-            if not match or all(dict(s.labels).get(k) == v for k, v in match.items()):
+        found = self.by_name.get(name, ())
+        if not match:
+            yield from found
+            return
+        for s in found:
+            if all(pair in s.labels for pair in match.items()):
                 yield s
 
     def total(self, name: str, match: Mapping[str, str] | None = None) -> float | None:
@@ -64,11 +71,14 @@ class Snapshot:
         return float(sum(values)) if values else None
 
 
-def parse(text: str, time_s: float, source: str = "") -> Snapshot:
-    """Parse exposition ``text``; raise TelemetryError naming ``source`` when it is not exposition format."""
+def parse(text: str, time_s: float, source: str = "", families: frozenset[str] | None = None) -> Snapshot:
+    """Parse exposition ``text``; raise TelemetryError naming ``source`` when it is not exposition format.
+
+    ``families``: the metric families wanted (others may be left out; see fastexpo.parse_fast).
+    """
     from rooftop.serving.fastexpo import parse_fast
 
-    fast = parse_fast(text)
+    fast = parse_fast(text, families)
     if fast is not None and fast[0]:
         rows = [checked(Sample(*row), source) for row in fast[0]]  # the same checks as the parser's path
         return Snapshot(unique([r for r in rows if r is not None], source), time_s, source, fast[1])

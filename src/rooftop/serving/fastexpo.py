@@ -36,16 +36,16 @@ def labels(text: str) -> Labels | None:
 SUFFIXES = ("", "_total", "_bucket", "_sum", "_count", "_created", "_gsum", "_gcount", "_info")
 
 
-def _type_line(line: str, types: dict[str, str]) -> str | None:
-    """Record a ``# TYPE`` line; the family name it opens (None when malformed)."""
+@lru_cache(maxsize=65536)
+def _type_line(line: str) -> tuple[str, str] | None:
+    """A ``# TYPE`` line's (family name, type); None when malformed. The same lines recur every scrape."""
     parts = line.split(None, 3)
     if len(parts) < 4:
         return None
     name, kind = parts[2], parts[3].strip()
     if kind == "counter" and name.endswith("_total"):
         name = name[:-6]
-    types[name] = kind
-    return name
+    return name, kind
 
 
 def _in_family(name: str, family: str) -> bool:
@@ -68,43 +68,54 @@ def _head(family: str, kind: str, name: str, raw: str | None) -> Head:
     return shown, labels(raw) if raw else (), family, name if untyped else ""
 
 
-def parse_fast(text: str) -> tuple[list[tuple[str, Labels, float]], dict[str, str]] | None:
+def parse_fast(
+    text: str, families: frozenset[str] | None = None
+) -> tuple[list[tuple[str, Labels, float]], dict[str, str]] | None:
     """(name, labels, value) of every sample and the family types, or None when the text needs the full parser.
 
     A line's meaning up to its value is memoised (``_HEADS``): a page repeats the same series on
-    every scrape, so most lines cost a split, a lookup and a float().
+    every scrape, so most lines cost a split, a lookup and a float(). With ``families``, the
+    samples of typed families not in it are dropped before their value is read (a watch that
+    knows its engine reads only the series its map uses); every ``# TYPE`` is still recorded.
     """
     if "\\" in text:
         return None
     out: list[tuple[str, Labels, float]] = []
     types: dict[str, str] = {}
     match = LINE.fullmatch
-    family = ""
+    family = kind = ""
+    skip = False  # the samples of the current family are not wanted
     for line in text.splitlines():
         if not line or line[0] == "#":
             if line.startswith("# TYPE"):
-                family = _type_line(line, types) or ""
-                if not family:
+                typed = _type_line(line)
+                if typed is None:
                     return None
+                family, kind = typed
+                types[family] = kind
+                skip = families is not None and family not in families
             elif line.startswith("# EOF"):
                 return None
             continue
         before, _, value_text = line.rpartition(" ")
-        key = (family, types.get(family, ""), before)
+        key = (family, kind, before)
         head = _HEADS.get(key)
         if head is None:
             m = match(line)
             if m is None:
                 return None
             name, raw, matched_value = m.groups()
-            head = _head(family, key[1], name, raw)
+            head = _head(family, kind, name, raw)
             if matched_value != value_text:  # a timestamp follows the value: not memoised
                 value_text = matched_value
             elif len(_HEADS) < MAX_HEADS:
                 _HEADS[key] = head
         shown, lab, family, untyped = head
+        if skip and family:
+            continue
         if untyped:
             types.setdefault(untyped, "unknown")
+            kind = ""  # as family: what follows an untyped line is untyped
         if lab is None:
             return None
         if not shown:

@@ -15,6 +15,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -37,7 +38,8 @@ class Observation:
     engine: str
     scalars: dict[str, float]
     histograms: dict[str, Histogram]
-    deprecated: tuple[str, ...] = ()
+    deprecated: tuple[str, ...] = ()  # 'old → new (deprecated in X)' for each renamed metric still read
+    models: tuple[str, ...] = ()  # the models whose request counters were read (per-model engines)
 
     def to_json(self) -> dict[str, Any]:
         """The log line."""
@@ -45,6 +47,8 @@ class Observation:
             "t": self.time_s,
             "source": self.source,
             "engine": self.engine,
+            "renamed": list(self.deprecated),
+            "request_models": list(self.models),
             "scalars": self.scalars,
             "hist": {
                 k: {"sum": h.sum, "count": h.count, "buckets": [[_edge(e), c] for e, c in h.buckets]}
@@ -58,7 +62,7 @@ class Observation:
         rec = msgspec.convert(d, _Logged)
         hist = {k: Histogram(tuple((float(e), c) for e, c in v.buckets), v.sum, v.count) for k, v in rec.hist.items()}
         scalars = {k: v for k, v in rec.scalars.items() if v is not None}  # NaN was logged as null
-        return cls(rec.source, rec.t, rec.engine, scalars, hist)
+        return cls(rec.source, rec.t, rec.engine, scalars, hist, tuple(rec.renamed), tuple(rec.request_models))
 
 
 class _LoggedHist(msgspec.Struct):
@@ -75,17 +79,28 @@ class _Logged(msgspec.Struct):
     engine: str
     scalars: dict[str, float | None]
     hist: dict[str, _LoggedHist] = {}
+    renamed: list[str] = []
+    request_models: list[str] = []
 
 
 def _edge(edge: float) -> float | str:
     return edge if math.isfinite(edge) else "+Inf"  # JSON has no infinity
 
 
-def observe(snap: Snapshot, source: str, engine: str | None = None) -> Observation:
-    """Reduce a snapshot to canonical metrics with ``engine``'s map (detected when None)."""
+def observe(snap: Snapshot, source: str, engine: str | None = None, model_label: str | None = None) -> Observation:
+    """Reduce a snapshot to canonical metrics with ``engine``'s map (detected when None).
+
+    ``model_label`` picks the model whose request counters count (Triton; default: the client-facing ones).
+    """
     emap: EngineMap = engine_map(engine) if engine else detect(snap)
     return Observation(
-        source, snap.time_s, emap.engine, emap.scalars(snap), emap.histograms(snap), tuple(emap.deprecated_in_use(snap))
+        source,
+        snap.time_s,
+        emap.engine,
+        emap.scalars(snap, model_label),
+        emap.histograms(snap),
+        tuple(emap.deprecated_in_use(snap)),
+        emap.request_models(snap, model_label),
     )
 
 
@@ -161,6 +176,20 @@ class JsonlLog:
 
 
 Fetcher = Callable[[str], Snapshot]
+NarrowFetcher = Callable[[str, frozenset[str]], Snapshot]  # a fetch that may leave out other families
+
+
+@cache
+def families(engine: str) -> frozenset[str] | None:
+    """The metric families ``engine``'s map reads (a counter's family without ``_total``), renamed ones included.
+
+    None (every family) for a per-model engine (Triton): which models count is read from all its samples.
+    """
+    emap = engine_map(engine)
+    if emap.requests:
+        return None
+    names = {n for m in emap.metrics for n in m.names} | set(emap.renames)
+    return frozenset(n for name in names for n in (name, name.removesuffix("_total")))
 
 
 STALE_AFTER_S = 300.0  # Prometheus' lookback delta: a series unseen this long is stale
@@ -196,8 +225,10 @@ class Watcher:
     fetch: Fetcher
     log: JsonlLog | None = None
     engine: str | None = None
+    model_label: str | None = None
     state: dict[str, SourceState] = field(default_factory=dict)
     events: list[dict[str, Any]] = field(default_factory=list)
+    narrow: NarrowFetcher | None = None  # used once a source's engine is known: it parses only what its map reads
 
     def __post_init__(self) -> None:
         for s in self.sources:
@@ -229,7 +260,10 @@ class Watcher:
             t0 = time.perf_counter()
             try:
                 # the engine detected at the first poll is kept (detection scans every sample)
-                obs = observe(self.fetch(src), src, self.engine or (st.last.engine if st.up and st.last else None))
+                engine = self.engine or (st.last.engine if st.up and st.last else None)
+                wanted = families(engine) if engine and self.narrow else None
+                snap = self.narrow(src, wanted) if self.narrow and wanted is not None else self.fetch(src)
+                obs = observe(snap, src, engine, self.model_label)
             except RooftopError as exc:
                 st.up, st.scrape_duration_s = False, time.perf_counter() - t0
                 if st.failing_since is None:
@@ -281,12 +315,12 @@ class Watcher:
             time.sleep(max(0.0, interval_s - (time.monotonic() - started)))
 
 
-def file_or_url(source: str, timeout_s: float) -> Snapshot:
-    """Fetch a URL, or read a saved exposition file."""
+def file_or_url(source: str, timeout_s: float, wanted: frozenset[str] | None = None) -> Snapshot:
+    """Fetch a URL (``wanted``: the families needed, see :func:`families`), or read a saved exposition file."""
     from rooftop.serving.sources import fetch, read_file
 
     if source.startswith(("http://", "https://")):
-        return fetch(source, timeout_s)
+        return fetch(source, timeout_s, wanted)
     if Path(source).exists():
         return read_file(source)
     raise TelemetryError(f"{source}: neither an http(s) URL nor an existing exposition file")

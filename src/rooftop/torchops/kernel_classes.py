@@ -1,16 +1,29 @@
-"""Kernel name -> operator class (GEMM, GEMV, attention, NCCL, norm, elementwise...), from a data file.
+"""Kernel name -> operator class (GEMM, GEMV, attention, communication, norm, elementwise...), from data.
 
-The patterns live in ``mappings/kernel_classes_v1.toml`` (first match wins). Names that match no
-class are ``other``. Classification runs once per distinct name, never per kernel.
+The patterns live in ``mappings/kernel_classes_v1.toml`` (first match wins); communication kernels
+are labelled by their collective (all_reduce, all_to_all, all_gather, reduce_scatter, broadcast,
+send_recv...) from its ``[[collective]]`` table. Names that match no class are ``other``.
+Classification runs once per distinct name, never per kernel.
+
+Users extend the map without code: a TOML file with the same ``[[class]]`` / ``[[collective]]``
+tables, named by ``ROOFTOP_KERNEL_CLASSES`` or ``rooftop import --kernel-classes FILE``; its
+entries are tried before the shipped ones (docs/import.md).
 """
 
 from __future__ import annotations
 
+import os
 import re
+import tomllib
 from dataclasses import dataclass
 from functools import cache, cached_property
+from pathlib import Path
+from typing import Any
 
+from rooftop.errors import TraceFormatError
 from rooftop.torchops.mapping import load
+
+USER_ENV = "ROOFTOP_KERNEL_CLASSES"
 
 OTHER = "other"
 
@@ -64,19 +77,63 @@ class KernelClass:
 
 
 @cache
+def _user(path: str) -> dict[str, Any]:
+    """The user's class file (``[[class]]`` and ``[[collective]]`` tables); one clear error when unusable."""
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        for entry in data.get("class", []):
+            KernelClass(entry["name"], entry.get("group", entry["name"]), entry.get("op", ""), tuple(entry["patterns"]))
+        for entry in data.get("collective", []):
+            (entry["name"], list(entry["words"]))
+    except OSError as exc:
+        raise TraceFormatError(f"{path}: cannot read the kernel-class file: {exc.strerror or exc}") from exc
+    except (tomllib.TOMLDecodeError, KeyError, TypeError) as exc:
+        raise TraceFormatError(f"{path}: not a kernel-class file ({type(exc).__name__}: {exc})") from exc
+    return data
+
+
+def _tables() -> dict[str, list[dict[str, Any]]]:
+    """The user's entries (if any) followed by the shipped ones."""
+    shipped = load("kernel_classes_v1")
+    path = os.environ.get(USER_ENV)
+    user = _user(path) if path else {}
+    return {key: [*user.get(key, []), *shipped.get(key, [])] for key in ("class", "collective")}
+
+
+def use_user_classes(path: str | None) -> None:
+    """Read ``path`` (a kernel-class TOML) before the shipped classes from now on (None: shipped only)."""
+    if path:
+        _user(path)  # fail now, naming the file
+        os.environ[USER_ENV] = path
+    else:
+        os.environ.pop(USER_ENV, None)
+    for fn in (_classes, _collectives, classify, collective_of):
+        fn.cache_clear()
+
+
 def classes() -> tuple[KernelClass, ...]:
-    """The shipped classes, in match order."""
+    """The classes in match order (the user's first)."""
+    return _classes(os.environ.get(USER_ENV, ""))
+
+
+@cache
+def _classes(_user_path: str) -> tuple[KernelClass, ...]:
     return tuple(
-        KernelClass(entry["name"], entry["group"], entry.get("op", ""), tuple(entry["patterns"]))
-        for entry in load("kernel_classes_v1")["class"]
+        KernelClass(entry["name"], entry.get("group", entry["name"]), entry.get("op", ""), tuple(entry["patterns"]))
+        for entry in _tables()["class"]
     )
+
+
+@cache
+def _collectives(_user_path: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    return tuple((entry["name"], tuple(w.lower() for w in entry["words"])) for entry in _tables()["collective"])
 
 
 _FALLBACK = KernelClass(OTHER, OTHER, "", ())
 
 
 @cache
-def classify(name: str) -> KernelClass:
+def classify(name: str) -> KernelClass:  # cleared by use_user_classes
     """The class of one kernel name (``other`` when nothing matches)."""
     lowered = name.lower()
     for kc in classes():
@@ -86,17 +143,31 @@ def classify(name: str) -> KernelClass:
 
 
 def is_communication(name: str) -> bool:
-    """Whether a kernel is a collective (NCCL/RCCL or a custom all-reduce)."""
+    """Whether a kernel is communication (collectives, expert-parallel all-to-all, NVSHMEM...)."""
     return classify(name).name == "communication"
 
 
-_COLLECTIVE = re.compile(r"(?:nccl|rccl)(?:Dev)?Kernel_([A-Za-z]+)", re.IGNORECASE)
+def collective_label(text: str) -> str:
+    """'all_reduce', 'all_to_all'... for a kernel name or an NCCL ``Collective name``; '' when none says."""
+    flat = text.lower().replace("_", "").replace("-", "")
+    for label, words in _collectives(os.environ.get(USER_ENV, "")):
+        if any(w in flat for w in words):
+            return label
+    return ""
 
 
+@cache
 def collective_of(name: str) -> str:
-    """'AllReduce' from 'ncclKernel_AllReduce_RING_LL_Sum_float'; '' when the name does not say."""
-    match = _COLLECTIVE.search(name)
-    return match.group(1) if match else ""
+    """The collective of a communication kernel ('all_reduce' for ncclKernel_AllReduce_...); '' otherwise."""
+    return collective_label(name) if is_communication(name) else ""
+
+
+def op_of(name: str) -> str:
+    """The operator kind a kernel joins with: its class's ``op``; for communication, its collective."""
+    kc = classify(name)
+    if kc.name == "communication":
+        return collective_of(name) or kc.op
+    return kc.op
 
 
 @cache

@@ -19,23 +19,28 @@ def trace_launch_overhead(ev: Evidence) -> list[Finding]:
     if tl is None or tl.kernels < MIN_KERNELS:
         return []
     launch = tl.launch
+    # Kernels replayed by a CUDA/HIP graph share one launch call: only eager launches are judged.
+    eager = tl.kernels if launch.eager is None else launch.eager
+    if eager < MIN_KERNELS:
+        return []
     short, median = launch.shorter_than_launch_share, launch.kernel_median_s
     if short < SHORT_SHARE or median >= SHORT_KERNEL_S:
         return []
-    in_graphs = tl.graph_kernels / tl.kernels
+    replayed = tl.graph_kernels
     call_us = (launch.call_median_s or 0.0) * 1e6
     return [
         Finding(
             code="launch-overhead",
             severity=Severity.WARN,
             title=(
-                f"{short:.0%} of {tl.kernels} kernels run shorter than their launch call "
+                f"{short:.0%} of {eager} eagerly launched kernels run shorter than their launch call "
                 f"(median kernel {median * 1e6:.3g} µs, median launch call {call_us:.3g} µs"
-                f"; {in_graphs:.0%} from CUDA-graph replays)"
+                + (f"; {replayed} CUDA-graph replayed kernels not counted)" if replayed else ")")
             ),
             bottleneck="launch",
             evidence={
                 "kernels": tl.kernels,
+                "eager_kernels": eager,
                 "shorter_than_launch_share": round(short, 3),
                 "kernel_median_s": median,
                 "launch_call_median_s": launch.call_median_s,

@@ -2,11 +2,16 @@
 
 One TOML file per engine in this folder (data, not code). Each canonical metric lists candidate
 names, current first, then the names older releases used; the first one present wins, and a
-deprecated name in use is reported with the name that replaced it.
+deprecated name in use is reported with the name that replaced it. An engine whose request
+counters are per model (Triton) names the label and its client-facing models in ``[requests]``.
+Users extend the maps without touching the code: ``ROOFTOP_ENGINES=/my/maps`` adds every
+``*.toml`` of that folder, and a file whose ``engine`` is already known replaces the shipped one
+(docs/serving.md).
 """
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass, field
 from functools import cache
@@ -39,19 +44,48 @@ class EngineMap:
     prompt_tokens_include_cached: bool
     metrics: tuple[MetricSpec, ...]
     renames: dict[str, dict[str, str]]
+    requests: dict[str, Any] = field(default_factory=dict)
 
-    def scalars(self, snap: Snapshot) -> dict[str, float]:
-        """Canonical counter and gauge values present in ``snap`` (summed over label sets)."""
+    def scalars(self, snap: Snapshot, model_label: str | None = None) -> dict[str, float]:
+        """Canonical counter and gauge values present in ``snap`` (summed over label sets).
+
+        Per-model request counters (``[requests]``) are summed over the client-facing models only.
+        """
+        models = self.request_models(snap, model_label)
         out: dict[str, float] = {}
         for m in self.metrics:
             if m.kind == "histogram":
                 continue
             for name in _candidates(m):
-                value = snap.total(name, m.match)
+                value = self._total(snap, name, m, models)
                 if value is not None:
                     out[m.key] = value * m.scale
                     break
         return out
+
+    def _total(self, snap: Snapshot, name: str, m: MetricSpec, models: tuple[str, ...]) -> float | None:
+        if not models or m.key not in self.requests.get("metrics", ()):
+            return snap.total(name, m.match)
+        label = self.requests["label"]
+        values = [v for model in models if (v := snap.total(name, {**m.match, label: model})) is not None]
+        return float(sum(values)) if values else None
+
+    def request_models(self, snap: Snapshot, model_label: str | None = None) -> tuple[str, ...]:
+        """The models whose request counters count client requests (empty: no per-model counters)."""
+        if not self.requests:
+            if model_label:
+                raise TelemetryError(f"--model-label applies to per-model engines (Triton), not {self.engine}")
+            return ()
+        label = self.requests["label"]
+        present = sorted({s.label(label) for s in snap.samples if s.name.startswith(self.prefixes) and s.label(label)})
+        if model_label:
+            if model_label not in present:
+                where = snap.source or "exposition"
+                raise TelemetryError(f"{where}: no {label}={model_label!r}; present: {', '.join(present) or 'none'}")
+            return (model_label,)
+        client = [m for m in present if m in self.requests.get("client_facing", ())]
+        rest = [m for m in present if m not in self.requests.get("composing", ())]
+        return tuple(client or rest or present)
 
     def histograms(self, snap: Snapshot) -> dict[str, Histogram]:
         """Canonical histograms present in ``snap``."""
@@ -95,26 +129,44 @@ def _spec(key: str, raw: dict[str, Any]) -> MetricSpec:
     return MetricSpec(key, raw["kind"], tuple(raw["names"]), dict(raw.get("match", {})), float(raw.get("scale", 1.0)))
 
 
+def _map(raw: dict[str, Any]) -> EngineMap:
+    return EngineMap(
+        engine=raw["engine"],
+        prefixes=tuple(raw["prefixes"]),
+        versions=raw.get("versions", ""),
+        prompt_tokens_include_cached=bool(raw.get("prompt_tokens_include_cached", True)),
+        metrics=tuple(_spec(k, v) for k, v in raw["metrics"].items()),
+        renames={k: dict(v) for k, v in raw.get("renames", {}).items()},
+        requests=dict(raw.get("requests", {})),
+    )
+
+
+def _read(text: str, where: str) -> EngineMap:
+    try:
+        return _map(tomllib.loads(text))
+    except (tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as exc:
+        raise TelemetryError(f"{where}: not an engine map ({type(exc).__name__}: {exc})") from exc
+
+
 @cache
 def engine_maps() -> tuple[EngineMap, ...]:
-    """Every shipped engine map, in file-name order."""
+    """Every engine map: the shipped ones (file-name order), then the user's (``ROOFTOP_ENGINES``)."""
     folder = resources.files("rooftop.serving.engines")
-    maps = []
+    maps = {}
     for entry in sorted(folder.iterdir(), key=lambda p: p.name):
-        if not entry.name.endswith(".toml"):
-            continue
-        raw = tomllib.loads(entry.read_text(encoding="utf-8"))
-        maps.append(
-            EngineMap(
-                engine=raw["engine"],
-                prefixes=tuple(raw["prefixes"]),
-                versions=raw.get("versions", ""),
-                prompt_tokens_include_cached=bool(raw.get("prompt_tokens_include_cached", True)),
-                metrics=tuple(_spec(k, v) for k, v in raw["metrics"].items()),
-                renames={k: dict(v) for k, v in raw.get("renames", {}).items()},
-            )
-        )
-    return tuple(maps)
+        if entry.name.endswith(".toml"):
+            m = _read(entry.read_text(encoding="utf-8"), entry.name)
+            maps[m.engine] = m
+    user = os.environ.get("ROOFTOP_ENGINES")
+    if user:
+        from pathlib import Path
+
+        if not Path(user).is_dir():
+            raise TelemetryError(f"ROOFTOP_ENGINES={user}: not a folder of engine maps (*.toml)")
+        for path in sorted(Path(user).glob("*.toml")):
+            m = _read(path.read_text(encoding="utf-8"), str(path))
+            maps[m.engine] = m
+    return tuple(maps.values())
 
 
 def engine_map(name: str) -> EngineMap:
