@@ -230,3 +230,13 @@ def test_a_carriage_return_in_a_label_stays_on_one_line(tmp_path: Path) -> None:
     path = _prom(tmp_path, '# TYPE sglang:x counter\nsglang:x{model_na\rme="a"} 1\n')
     outcome = invoke(["watch", str(path), "--once"])
     assert outcome.code == 2 and classify(outcome) == ("ok", "") and "\\r" in outcome.err
+
+
+def test_a_garbage_status_line_stays_on_one_line() -> None:
+    # found by the campaign after the stdlib transport: BadStatusLine carried the raw \r\n
+    with HostileServer(lambda m, p, b: [(0.0, b"\x00\xff garbage\r\n\r\n")]) as srv:
+        with pytest.raises(TelemetryError) as info:
+            fetch(srv.url, timeout_s=2)
+        outcome = invoke(["watch", srv.url, "--once", "--timeout", "2"])
+    assert "\n" not in str(info.value) and "\r" not in str(info.value)
+    assert outcome.code == 2 and classify(outcome) == ("ok", "")

@@ -96,7 +96,7 @@ def parse(text: str, time_s: float, source: str = "", families: frozenset[str] |
                 if sample is not None:
                     samples.append(sample)
     except (ValueError, TypeError, IndexError, KeyError) as exc:
-        where, what = _bad_line(text), _printable(str(exc)[:120])
+        where, what = _bad_line(text), printable(str(exc)[:120])
         detail = f"{where}: {what}" if what and where else where or what or type(exc).__name__
         raise TelemetryError(f"{source or 'exposition'}: not Prometheus text format ({detail})") from exc
     if not samples and text.strip() and not all(ln.startswith("#") for ln in text.strip().splitlines()):
@@ -113,18 +113,18 @@ def _bad_line(text: str, max_lines: int = 20000) -> str:
             for _ in text_string_to_metric_families(line + "\n"):
                 pass
         except (ValueError, TypeError, IndexError, KeyError):
-            return f"line {i}: {_printable(repr(line[:60]))}"
+            return f"line {i}: {printable(repr(line[:60]))}"
     return ""
 
 
-def _printable(text: str) -> str:
+def printable(text: str) -> str:
     """``text`` on one line: control characters (a stray \\r from a corrupt file) as escapes."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _series(sample: Sample) -> str:
     labels = ",".join(f'{k}="{v[:40]}"' for k, v in sample.labels)
-    return _printable(f"{sample.name[:80]}{{{labels[:160]}}}" if labels else sample.name[:80])
+    return printable(f"{sample.name[:80]}{{{labels[:160]}}}" if labels else sample.name[:80])
 
 
 def checked(sample: Sample, source: str) -> Sample | None:
