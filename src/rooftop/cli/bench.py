@@ -135,42 +135,7 @@ def _check_lengths(n: int, prompt: Any, output: Any) -> None:
 @click.option("--csv", "csv_path", type=OutputFile(), help="Per-request records as CSV.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary JSON.")
 @click.option("--output", "-o", type=OutputFile(), help="Write the rooftop.run/1 artifact.")
-def bench(
-    url: str,
-    model: str | None,
-    served_model: str | None,
-    hardware: str,
-    dtype: str,
-    tp: int,
-    peak_tflops: str | None,
-    bandwidth: str | None,
-    rate: str,
-    rates: str | None,
-    burstiness: float,
-    arrival: str | None,
-    trace: str | None,
-    n_requests: int,
-    prompt_len: str,
-    output_len: str,
-    dataset: str | None,
-    chat: bool,
-    no_ignore_eos: bool,
-    slo_ttft: str | None,
-    slo_tpot: str | None,
-    slo_e2e: str | None,
-    timeout: float,
-    max_concurrency: int | None,
-    seed: int,
-    no_scrape: bool,
-    model_label: str | None,
-    profile: bool,
-    profile_window: str | None,
-    profile_dir: str | None,
-    profile_timeout: float,
-    csv_path: str | None,
-    as_json: bool,
-    output: str | None,
-) -> None:
+def bench(url: str, **o: Any) -> None:  # click passes each option by its parameter name
     """Load a serving engine open-loop and report TTFT, TPOT, ITL, E2E, throughput and goodput.
 
     URL is the server's base, e.g. http://127.0.0.1:8000. Requests leave on schedule whether or not
@@ -188,40 +153,41 @@ def bench(
     from rooftop.api import bench as api
     from rooftop.api.live_model import live_model
 
-    live = live_model(model, hardware, dtype, tp, peak_tflops, bandwidth)
-    reqs = _requests(dataset, n_requests, prompt_len, output_len, chat, seed)
-    kind = arrival or ("poisson" if burstiness == 1.0 else "gamma")
-    schedule = _schedule(trace, n_requests, kind, burstiness, seed)
-    levels = [math.nan] if trace else _rates(rate, rates)
+    live = live_model(o["model"], o["hardware"], o["dtype"], o["tp"], o["peak_tflops"], o["bandwidth"])
+    n, seed, burstiness = o["n_requests"], o["seed"], o["burstiness"]
+    reqs = _requests(o["dataset"], n, o["prompt_len"], o["output_len"], o["chat"], seed)
+    kind = o["arrival"] or ("poisson" if burstiness == 1.0 else "gamma")
+    schedule = _schedule(o["trace"], n, kind, burstiness, seed)
+    levels = [math.nan] if o["trace"] else _rates(o["rate"], o["rates"])
     for level in levels:  # a schedule of a year (--rate 1e-9) is refused before any connection
         schedule(level)
-    options = api.LoadOptions(timeout, max_concurrency, not no_scrape, model_label)
-    slo, labels = _slo(slo_ttft, slo_tpot, slo_e2e), {"burstiness": burstiness, "arrival": kind}
-    profiling = bool(profile or profile_window or profile_dir)
-    opts = _profile_options(profile_dir, profile_window, profile_timeout, levels) if profiling else None
+    options = api.LoadOptions(o["timeout"], o["max_concurrency"], not o["no_scrape"], o["model_label"])
+    slo, labels = _slo(o["slo_ttft"], o["slo_tpot"], o["slo_e2e"]), {"burstiness": burstiness, "arrival": kind}
+    profiling = bool(o["profile"] or o["profile_window"] or o["profile_dir"])
+    opts = _profile_options(o["profile_dir"], o["profile_window"], o["profile_timeout"], levels) if profiling else None
     if opts is None:  # (a profiled run checks its trace folder first, then the server)
         check_reachable(url)  # after the options: a typo is named before a missing server
-    target = _target(url, served_model, chat, not no_ignore_eos)
+    target = _target(url, o["served_model"], o["chat"], not o["no_ignore_eos"])
     if opts is not None:
         from rooftop.cli.bench_profile import profiled
 
-        done = profiled(target, reqs, schedule(levels[0]), slo, live, opts, options, levels[0], output, _progress)
-        if as_json:
-            click.echo(dumps(done.document(), indent=1))
-        else:
-            from rooftop.cli.bench_output import render_bench
-
-            render_bench(done.runs(), done.document())
+        done = profiled(target, reqs, schedule(levels[0]), slo, live, opts, options, levels[0], o["output"], _progress)
+        _show(done.runs(), done.document(), o["as_json"])
         return
     run = api.run_levels(target, reqs, schedule, levels, slo, live, options, labels, _progress)
-    _write(run, live, target, csv_path, output)
-    if as_json:
-        click.echo(dumps(run.document(), indent=1))
-    else:
-        from rooftop.cli.bench_output import render_bench
-
-        render_bench(run.runs(), run.document())
+    _write(run, live, target, o["csv_path"], o["output"])
+    _show(run.runs(), run.document(), o["as_json"])
     _fail_if_nothing_completed(run.records())
+
+
+def _show(runs: Any, document: dict[str, Any], as_json: bool) -> None:
+    """The summary JSON, or the bench tables."""
+    if as_json:
+        click.echo(dumps(document, indent=1))
+        return
+    from rooftop.cli.bench_output import render_bench
+
+    render_bench(runs, document)
 
 
 def check_reachable(url: str, timeout_s: float = 5.0) -> None:
