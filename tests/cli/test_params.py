@@ -7,11 +7,12 @@ negative batch; --threads 100000 was a segfault (exit 139) in profile and roofs;
 
 from __future__ import annotations
 
+import click
 import pytest
 
 from rooftop.cli.main import main
 from rooftop.cli.options import parse_int_list
-from rooftop.cli.params import usable_cores
+from rooftop.cli.params import DAY_S, Positive, Seconds, usable_cores
 from rooftop.errors import WorkloadError
 
 
@@ -57,3 +58,16 @@ def test_range_from_zero_ends():
 def test_rates_with_units_still_parse(capsys):
     code, err = run(capsys, "analyze", "-m", "llama-3.2-1b", "--peak-tflops", "800 TFLOP/s", "--bandwidth", "3 TB/s")
     assert code == 0 and "error" not in err, err  # (a warning of another test may land here)
+
+
+@pytest.mark.parametrize("text", ["nan", "inf", "-inf", "0", "-1", "86401", "abc"])
+def test_seconds_refuse_nan_inf_zero_negative_and_too_long(text):
+    # click.FloatRange would let "nan" through (every comparison with NaN is false)
+    with pytest.raises(click.BadParameter):
+        Seconds().convert(text, None, None)
+
+
+def test_seconds_and_positive_accept_finite_values_in_range():
+    assert Seconds().convert("0.5", None, None) == 0.5
+    assert Seconds(30 * DAY_S).convert("2592000", None, None) == 30 * 86400.0  # 30 days, the --since bound
+    assert Positive(1e6).convert(1e6, None, None) == 1e6

@@ -12,9 +12,8 @@ from typing import Any
 
 import click
 
-from rooftop.cli.bounds import Positive, Seconds
 from rooftop.cli.options import complete_devices, complete_models
-from rooftop.cli.params import OutputFile
+from rooftop.cli.params import OutputFile, Positive, Seconds
 from rooftop.core.atomic import write_atomic
 from rooftop.core.jsonenc import dumps
 from rooftop.errors import ReportError, WorkloadError

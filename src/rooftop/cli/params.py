@@ -22,6 +22,7 @@ MAX_TOKENS = WORKLOAD_MAX  # prompt, context and output tokens per request: 16,7
 MAX_SEQUENCES = WORKLOAD_MAX  # batch (sequences per step)
 MAX_TP = 1 << 10  # tensor-parallel degree
 MAX_STEPS = 1 << 20  # profiled decode steps
+DAY_S = 86400.0  # the longest wait a duration option takes by default
 
 
 def usable_cores() -> int:
@@ -88,3 +89,32 @@ class OutputFile(click.ParamType):  # type: ignore[type-arg]
         except ReportError as exc:
             self.fail(str(exc), param, ctx)
         return str(value)
+
+
+class Positive(click.ParamType):  # type: ignore[type-arg]
+    """A finite number in (0, ``max_s``] (a duration in seconds, a gamma shape...)."""
+
+    name = "number"
+    unit = ""
+
+    def __init__(self, max_s: float = DAY_S) -> None:
+        self.max_s = max_s
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, float):
+            number = value
+        else:
+            try:
+                number = float(str(value).strip())
+            except ValueError:
+                self.fail(f"{str(value)[:40]!r} is not a number", param, ctx)
+        if not (math.isfinite(number) and 0 < number <= self.max_s):
+            self.fail(f"{str(value)[:40]}{self.unit}: expected a finite number in (0, {self.max_s:g}]", param, ctx)
+        return number
+
+
+class Seconds(Positive):
+    """A duration in seconds in (0, ``max_s``]."""
+
+    name = "seconds"
+    unit = " s"

@@ -8,9 +8,8 @@ from typing import Any
 
 import click
 
-from rooftop.cli.bounds import DAY_S, Seconds
 from rooftop.cli.options import complete_devices, complete_models
-from rooftop.cli.params import OutputFile
+from rooftop.cli.params import DAY_S, OutputFile, Seconds
 from rooftop.core.jsonenc import dumps
 from rooftop.errors import TelemetryError
 
