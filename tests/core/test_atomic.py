@@ -67,3 +67,11 @@ def test_check_target_refuses(tmp_path: Path, path: str, suffixes: tuple[str, ..
         check_target(path.format(tmp=tmp_path), ReportError, suffixes)
     assert str(info.value).startswith(message.format(tmp=tmp_path))
     assert list(tmp_path.iterdir()) == []  # the probe file is gone
+
+
+def test_a_name_too_long_for_the_file_system_is_one_line(tmp_path):
+    # found by the fuzz campaign: Path.exists() raised ENAMETOOLONG instead of the typed error
+    from rooftop.errors import ReportError
+
+    with pytest.raises(ReportError, match="cannot be a file here"):
+        check_target(tmp_path / ("a" * 300 + ".html"), ReportError)

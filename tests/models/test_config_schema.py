@@ -38,6 +38,8 @@ from rooftop.models.presets import config_dict
         ("llama-3.2-1b", "hybrid_override_pattern", "M" * 5000, "hybrid_override_pattern = 'MMMM"),
         ("llama-3.2-1b", "sliding_window", -1, "sliding_window = -1: must be ≥ 0"),
         ("llama-3.2-1b", "mamba_d_state", 1e9, "mamba_d_state = 1000000000: must be ≤ 4,194,304"),
+        # found by the fuzz campaign: a 400-digit integer cannot even be shown as a float
+        ("llama-3.2-1b", "intermediate_size", int("9" * 400), "intermediate_size = an integer of about 401 digits"),
     ],
 )
 def test_hostile_field_is_one_line_naming_file_field_value(preset, field, value, message):

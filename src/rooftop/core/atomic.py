@@ -37,7 +37,11 @@ def check_target(path: str | Path, error: type[RooftopError], suffixes: tuple[st
     p = Path(path)
     if suffixes and p.suffix.lower() not in suffixes:
         raise error(f"{p}: the file must end in {' or '.join(suffixes)}, not {p.suffix or 'nothing'}")
-    if p.exists() and not p.is_file():
+    try:
+        exists = p.exists()
+    except OSError as exc:  # a name too long for the file system, a path through a file
+        raise error(f"{str(p)[:200]}: cannot be a file here: {_reason(exc)}") from exc
+    if exists and not p.is_file():
         raise error(f"{p}: exists and is not a regular file; give a file path")
     folder = p.parent
     if not folder.is_dir():

@@ -51,6 +51,8 @@ def _lookup(data: Any, path: str) -> tuple[bool, Any]:
 
 def _show(value: Any) -> str:
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**15:
+        if value.bit_length() > 1024:  # beyond a float's range (a 400-digit count): no str() of it either
+            return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
         return f"{value:.3g}"
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
