@@ -101,3 +101,15 @@ def test_bench_engine_view_counts_triton_client_requests() -> None:
         assert level.engine is not None and level.engine["request_models"] == ["preprocessing"]
     finally:
         stub.stop()
+
+
+def test_run_span_is_at_least_the_schedule():
+    from rooftop.api.bench import run_span_s
+
+    # 100 requests at 4 req/s: sends span 99 / 4 = 24.75 s; with 0.2 s requests the first send to
+    # the last end is 24.95 s, so 100 / 24.95 = 4.008 req/s would exceed the offered 4.0
+    assert run_span_s(24.95, 100, 4.0) == 25.0  # 100 / 4
+    assert 100 / run_span_s(24.95, 100, 4.0) == 4.0
+    assert run_span_s(31.0, 100, 4.0) == 31.0  # an engine slower than the schedule: the measured span
+    assert run_span_s(3.0, 100, math.inf) == 3.0  # rate inf or a trace (nan): the measured span
+    assert run_span_s(3.0, 100, math.nan) == 3.0
