@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from rooftop.cli.options import complete_devices, complete_models
+from rooftop.cli.options import complete_models, device_option
 from rooftop.cli.params import OutputFile, Positive, Seconds
 from rooftop.core.atomic import write_atomic
 from rooftop.core.jsonenc import dumps
@@ -65,14 +65,7 @@ def _check_lengths(n: int, prompt: Any, output: Any) -> None:
     help="Model preset or config.json for live MFU/MBU (rooftop's analytic model).",
 )
 @click.option("--served-model", help="Model name sent in requests (default: the first of GET /v1/models).")
-@click.option(
-    "--hardware",
-    "-H",
-    default="h100-sxm",
-    show_default=True,
-    shell_complete=complete_devices,
-    help="Catalog device for the roofs.",
-)
+@device_option
 @click.option("--dtype", default="bf16", show_default=True, help="Dtype the engine runs (for MFU/MBU).")
 @click.option("--tp", type=click.IntRange(min=1), default=1, show_default=True, help="Tensor-parallel degree.")
 @click.option("--peak-tflops", help="Override the compute roof.")

@@ -222,6 +222,17 @@ def hardware_options(default: str | None = "h100-sxm") -> Callable[[F], F]:
     )
 
 
+# the live commands (bench, watch, rules) take a device only: their roofs come from the catalog entry
+device_option = click.option(
+    "--hardware",
+    "-H",
+    default="h100-sxm",
+    show_default=True,
+    shell_complete=complete_devices,
+    help="Catalog device for the roofs.",
+)
+
+
 def catalog_roofs(hardware: str, catalog: str | None, peak: float | str | None, bandwidth: float | str | None) -> Roofs:
     """Catalog roofs with the user's overrides (--peak-tflops, --bandwidth, parsed by ``Rate``) applied."""
     from rooftop.hardware.catalog import get_roofs

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from rooftop.cli.options import complete_devices, complete_models
+from rooftop.cli.options import complete_models, device_option
 from rooftop.errors import WorkloadError
 
 DURATION = re.compile(r"^(\d+(ms|s|m|h|d|w|y))+$")
@@ -29,14 +29,7 @@ def _duration(option: str, value: str) -> str:
     shell_complete=complete_models,
     help="Model preset or config.json (rooftop's analytic model).",
 )
-@click.option(
-    "--hardware",
-    "-H",
-    default="h100-sxm",
-    show_default=True,
-    shell_complete=complete_devices,
-    help="Catalog device for the roofs.",
-)
+@device_option
 @click.option("--tp", type=click.IntRange(min=1), default=1, show_default=True, help="Tensor-parallel degree.")
 @click.option("--engine", type=click.Choice(ENGINES), default="vllm", show_default=True, help="Serving engine.")
 @click.option("--dtype", default="bf16", show_default=True, help="Weights/activations/KV dtype the engine runs.")

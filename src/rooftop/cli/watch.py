@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from rooftop.cli.options import complete_devices, complete_models
+from rooftop.cli.options import complete_models, device_option
 from rooftop.cli.params import DAY_S, OutputFile, Seconds
 from rooftop.core.jsonenc import dumps
 from rooftop.errors import TelemetryError
@@ -36,14 +36,7 @@ def _fetcher(prometheus: str | None, selector: str, timeout_s: float):  # type: 
     shell_complete=complete_models,
     help="Model preset or config.json: enables live MFU/MBU (our FLOPs/bytes per token).",
 )
-@click.option(
-    "--hardware",
-    "-H",
-    default="h100-sxm",
-    show_default=True,
-    shell_complete=complete_devices,
-    help="Catalog device for the roofs.",
-)
+@device_option
 @click.option("--dtype", default="bf16", show_default=True, help="Weights/activations/KV dtype the engine runs.")
 @click.option("--tp", type=click.IntRange(min=1), default=1, show_default=True, help="Tensor-parallel degree.")
 @click.option("--peak-tflops", help="Override the compute roof (e.g. a CPU: '2 TFLOP/s').")
