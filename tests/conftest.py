@@ -41,3 +41,15 @@ def run_cli(
         env=full_env,
         cwd=cwd,
     )
+
+
+def run_main(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    """Run the CLI in this process; returns (exit code, stderr)."""
+    from rooftop.cli.main import main
+
+    try:
+        main(list(argv))
+        code: object = 0
+    except SystemExit as exc:
+        code = exc.code
+    return (code if isinstance(code, int) else 1), capsys.readouterr().err

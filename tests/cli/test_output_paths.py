@@ -8,16 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from rooftop.cli.main import main
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
-    try:
-        main(list(argv))
-        code: object = 0
-    except SystemExit as exc:
-        code = exc.code
-    return (code if isinstance(code, int) else 1), capsys.readouterr().err
+from tests.conftest import run_main as run
 
 
 @pytest.mark.parametrize(

@@ -10,19 +10,10 @@ from __future__ import annotations
 import click
 import pytest
 
-from rooftop.cli.main import main
 from rooftop.cli.options import parse_int_list
 from rooftop.cli.params import DAY_S, Positive, Seconds, usable_cores
 from rooftop.errors import WorkloadError
-
-
-def run(capsys, *argv: str) -> tuple[int, str]:
-    try:
-        main(list(argv))
-        code: object = 0
-    except SystemExit as exc:
-        code = exc.code
-    return (code if isinstance(code, int) else 1), capsys.readouterr().err
+from tests.conftest import run_main as run
 
 
 @pytest.mark.parametrize(
