@@ -78,3 +78,15 @@ def test_config_json_model(tmp_path):
     p = run_cli("analyze", "-m", str(tmp_path), "--phase", "decode", "-b", "1", "--json")
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["results"][0]["workload"]["model"] == tmp_path.name
+
+
+def test_calibrated_takes_a_device(tmp_path):
+    # `--calibrated` alone is the CPU (what it always meant); `--calibrated cuda` on a machine whose
+    # torch sees no GPU is one line and exit 2, naming the profile to run (was an AssertionError traceback)
+    env = {"ROOFTOP_CACHE_DIR": str(tmp_path)}
+    args = ("analyze", "-m", "llama-cpu-small", "--dtype", "fp32", "--phase", "decode", "-b", "1")
+    alone = run_cli(*args, "--calibrated", env=env)
+    assert alone.returncode == 2 and "no calibration cached for cpu" in alone.stderr
+    gpu = run_cli(*args, "--calibrated", "cuda", env=env)
+    assert gpu.returncode == 2 and "Traceback" not in gpu.stderr
+    assert gpu.stderr.count("\n") == 1 and "rooftop profile --device cuda" in gpu.stderr

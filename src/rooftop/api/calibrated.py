@@ -22,11 +22,13 @@ from rooftop.diagnose.engine import Evidence, diagnose
 from rooftop.diagnose.evidence import MemoryEvidence
 from rooftop.errors import MeasurementError
 from rooftop.measure import cache, calibrate
+from rooftop.measure.roofs import check_device
 from rooftop.models.spec import ModelSpec
 
 
 def load_calibrated_roofs(device: str, threads: int) -> tuple[Roofs, dict[str, Any]]:
     """The cached measured roofs and calibration of this device, or a clear error."""
+    check_device(device)  # cuda without a GPU (or without torch) is one line, not a traceback
     roofs = cache.load_roofs(device, threads)
     calibration = cache.load_calibration(device, threads)
     if roofs is None or not calibration:

@@ -77,8 +77,12 @@ if TYPE_CHECKING:
 @options.memory_utilization_option
 @click.option(
     "--calibrated",
-    is_flag=True,
-    help="Use this CPU's measured roofs and the efficiency a `rooftop profile` fitted (threads: 1).",
+    type=click.Choice(["cpu", "cuda"]),
+    is_flag=False,
+    flag_value="cpu",
+    default=None,
+    help="Use this device's measured roofs and the efficiency a `rooftop profile` on it fitted "
+    "(alone: the CPU, 1 thread; `--calibrated cuda`: the GPU).",
 )
 @technique_options
 @click.option(
@@ -114,7 +118,7 @@ def analyze(
     bandwidth: str | None,
     catalog: str | None,
     memory_utilization: float,
-    calibrated: bool,
+    calibrated: str | None,
     output_tokens: int,
     slo_ttft: float | None,
     slo_tpot: float | None,
@@ -132,6 +136,7 @@ def analyze(
       rooftop analyze -m ./my-model/config.json --weight-dtype int4 --phase decode
       rooftop analyze -m deepseek-v3 -H h200-sxm --weight-dtype fp8 --tp 8 --json > run.json
       rooftop analyze -m llama-cpu-small --dtype fp32 --phase decode -b 1,32 --calibrated  # after `rooftop profile`
+      rooftop analyze -m llama-3.2-1b --dtype bf16 --phase decode -b 1,16 --calibrated cuda  # after a GPU profile
       rooftop analyze -m llama-3.1-8b -H h100-sxm --phase decode -b 1 --what-if
       rooftop analyze --phase decode -b 1 --spec-k 4 --spec-alpha 0.8 --drafter head
       rooftop analyze --phase decode -b 64 -p 8192 --chunk 2048
@@ -160,7 +165,7 @@ def _analyze(
     workloads: list[Workload],
     techniques: Techniques,
     memory_utilization: float,
-    calibrated: bool,
+    calibrated: str | None,
     as_json: bool,
     output: str | None,
 ) -> None:
@@ -184,11 +189,13 @@ def _workloads(phase: str, batch: list[int], prompt: list[int], context: list[in
     return workloads_for([Phase(phase)], batch, prompt, context, base)
 
 
-def _run(spec: ModelSpec, roofs: Roofs, workloads: list[Workload], memory_utilization: float, calibrated: bool) -> Run:
-    """The analytic run, or (--calibrated) its operators timed by this CPU's cached calibration."""
+def _run(
+    spec: ModelSpec, roofs: Roofs, workloads: list[Workload], memory_utilization: float, calibrated: str | None
+) -> Run:
+    """The analytic run, or (--calibrated DEVICE) its operators timed by that device's cached calibration."""
     if not calibrated:
         return run_analysis(spec, roofs, workloads, memory_utilization)
     from rooftop.api.calibrated import analyze_calibrated
 
-    with hint("run `rooftop profile --device cpu`"):
-        return analyze_calibrated(spec, workloads, "cpu", 1, memory_utilization)
+    with hint(f"run `rooftop profile --device {calibrated}`"):
+        return analyze_calibrated(spec, workloads, calibrated, 1, memory_utilization)
