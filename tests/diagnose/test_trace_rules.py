@@ -38,6 +38,17 @@ def test_idle_gaps() -> None:
     assert "largest gap 10.9 s" in long.title and "e+" not in long.title
 
 
+def test_idle_gaps_of_a_graph_captured_step_do_not_advise_capturing_it() -> None:
+    # the H200 trace of a torch.compile(mode="reduce-overhead") stack: 8 replays held 1,032 of its
+    # 1,040 kernels, GPU idle 30 %; the finding advised "capture the steady-state step in a CUDA graph"
+    eager = trace_idle_gaps(ev(tl()))[0]
+    assert any("CUDA graph" in r.action for r in eager.remedies)
+    graphs = {"graph_kernels": 1032, "graph_launches": 8}
+    (f,) = trace_idle_gaps(ev(tl(kernels=1040, idle_s=0.3, cuda_graph=graphs)))
+    assert "between 8 CUDA-graph replays" in f.title and f.evidence["graph_kernel_share"] == 0.992
+    assert not any("CUDA graph" in r.action for r in f.remedies) and len(f.remedies) == len(eager.remedies) - 1
+
+
 def test_launch_overhead() -> None:
     short = {"shorter_than_launch_share": 0.6, "kernel_median_s": 4e-6, "call_median_s": 6e-6}
     (f,) = trace_launch_overhead(ev(tl(launch=short)))

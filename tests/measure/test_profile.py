@@ -35,3 +35,40 @@ def test_module_ranges_are_removed_afterwards(tiny_built):
 
 def test_cache_keyword_follows_the_transformers_version(tiny_built):
     assert profile._cache_kwarg(tiny_built.model) in ("cache", "past_key_values")
+
+
+def test_flop_counter_counts_grouped_query_sdpa_on_cuda_kernels():
+    # torch 2.11's FlopCounterMode asserted q heads == k heads on CUDA's fused SDPA kernels, killing
+    # the first H200 profile of Llama-3.2-1B (32 q / 8 kv heads). The mapping counts FlopCounterMode's
+    # convention with GQA: 2·b·h·s_q·s_k·d (QK^T) + 2·b·h·s_q·s_k·d_v (PV), checked on meta tensors.
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+
+    q = torch.empty(2, 32, 512, 64, device="meta", dtype=torch.bfloat16)
+    kv = torch.empty(2, 8, 512, 64, device="meta", dtype=torch.bfloat16)
+    counter = FlopCounterMode(display=False, custom_mapping=profile._sdpa_gqa_mapping())
+    with counter:
+        torch.ops.aten._scaled_dot_product_efficient_attention(q, kv, kv, None, False)
+    assert counter.get_total_flops() == 4 * 2 * 32 * 512 * 512 * 64 == 4_294_967_296
+    assert profile.sdpa_flops((1, 32, 1, 64), (1, 8, 2048, 64), (1, 8, 2048, 64)) == 4 * 32 * 2048 * 64
+
+
+def test_a_failing_flop_counter_is_recorded_not_raised(tiny_built):
+    class Stepper:
+        filled = False
+
+        def prefill(self):
+            raise AssertionError("sdpa_flop_count: query/key/value shapes are incompatible")
+
+        def decode(self):
+            return None
+
+        def fill(self):
+            self.filled = True
+
+    stepper = Stepper()
+    check = profile.flop_counter_check(stepper)
+    assert check["prefill"] == {
+        "error": "FlopCounterMode failed: AssertionError: sdpa_flop_count: query/key/value shapes are incompatible"
+    }
+    assert check["decode"]["matmul_flops"] == 0.0 and stepper.filled

@@ -44,3 +44,12 @@ def test_auto_device_is_the_cpu_without_cuda():
     expected = "cuda" if torch.cuda.is_available() else "cpu"
     assert resolve_device("auto") == expected
     assert resolve_device("cpu") == "cpu" and resolve_device("cuda") == "cuda"
+
+
+def test_cuda_plan_sizes_the_l2_arrays_from_the_gpus_l2():
+    # an H200 reports 60 MB of L2 (62,914,560 B): triad arrays in half of it, 30 MiB, where the
+    # eager-vs-graph probe on an H200 plateaued (6.2 TB/s at 24-32 MiB; 4.2 TB/s at 48 MiB)
+    from rooftop.measure.roofs import plan_for
+
+    assert plan_for("cuda", False, 62_914_560).l2_bytes == 31_457_280
+    assert plan_for("cpu", False, 32 * 2**20).l2_bytes == 256 * 1024  # the CPU plan is unchanged

@@ -225,6 +225,7 @@ def _result(
             "matmul_flops_traced": traced,
             "matmul_flops_flop_counter": check.get("matmul_flops"),
             "flop_counter_ratio": traced / check["matmul_flops"] if check.get("matmul_flops") else None,
+            "flop_counter_error": check.get("error"),
             "unprofiled_step_s": prof.unprofiled_step_s.get(phase.value),
             "cold_step_s": prof.cold_step_s.get(phase.value),
             "trace": prof.trace_path,

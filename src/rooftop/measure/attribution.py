@@ -27,6 +27,9 @@ from rooftop.torchops.cost import carries_flops, causal_flag, cost, op_bytes
 
 MOD = "rooftop::mod::"
 STEP = "rooftop::step::"
+# Launch calls that carry a kernel's correlation id: the runtime API, and the driver API that cuBLASLt
+# (Hopper's nvjet GEMMs) and cuDNN attention launch through (cuLaunchKernelEx, cat "cuda_driver").
+LAUNCH_CATS = frozenset({"cuda_runtime", "cuda_driver"})
 
 
 @dataclass(frozen=True)
@@ -109,8 +112,12 @@ def _union_s(intervals: list[tuple[float, float]]) -> float:
     return total / 1e6
 
 
-def attribute(trace: dict[str, Any]) -> list[StepProfile]:
-    """Every ``rooftop::step::`` range of a Chrome trace, with its ops attributed."""
+def attribute(trace: dict[str, Any], list_bytes: float | None = None) -> list[StepProfile]:
+    """Every ``rooftop::step::`` range of a Chrome trace, with its ops attributed.
+
+    ``list_bytes``: bytes per element of TensorList inputs (the KV cache's torch.cat), which Kineto
+    records without a type; the profiled model's dtype. Counted at 4 B, a bf16 cache moved 2x its bytes.
+    """
     events = trace.get("traceEvents") if isinstance(trace, dict) else None
     if not isinstance(events, list):
         raise TraceFormatError("not a Chrome trace: no traceEvents list")
@@ -119,7 +126,7 @@ def attribute(trace: dict[str, Any]) -> list[StepProfile]:
     if not steps:
         raise TraceFormatError("trace holds no rooftop::step:: ranges (was it recorded by `rooftop profile`?)")
     kernels = _kernel_time_by_correlation(complete)
-    return [_step(s, complete, kernels) for s in steps]
+    return [_step(s, complete, kernels, list_bytes) for s in steps]
 
 
 def _kernel_time_by_correlation(events: list[dict[str, Any]]) -> dict[int, list[tuple[float, float]]]:
@@ -133,7 +140,10 @@ def _kernel_time_by_correlation(events: list[dict[str, Any]]) -> dict[int, list[
 
 
 def _step(
-    step: dict[str, Any], events: list[dict[str, Any]], kernels: dict[int, list[tuple[float, float]]]
+    step: dict[str, Any],
+    events: list[dict[str, Any]],
+    kernels: dict[int, list[tuple[float, float]]],
+    list_bytes: float | None,
 ) -> StepProfile:
     t0, t1, tid = float(step["ts"]), float(step["ts"]) + float(step["dur"]), step.get("tid")
     inside = sorted(
@@ -142,7 +152,7 @@ def _step(
     )
     ranges = [e for e in inside if str(e.get("name", "")).startswith(MOD)]
     ops = [e for e in inside if e.get("cat") == "cpu_op"]
-    runtime = [e for e in events if e.get("cat") == "cuda_runtime" and t0 <= e["ts"] <= t1]
+    runtime = [e for e in events if e.get("cat") in LAUNCH_CATS and t0 <= e["ts"] <= t1]
     samples: list[OpSample] = []
     busy: list[tuple[float, float]] = []
     top: dict[str, Any] | None = None
@@ -150,13 +160,13 @@ def _step(
     for e in ops:
         if top is None or e["ts"] >= top["ts"] + top["dur"]:
             if top is not None:
-                samples.append(_sample(top, acc, ranges, runtime, kernels, busy))
+                samples.append(_sample(top, acc, ranges, runtime, kernels, busy, list_bytes))
             top, acc = e, {"flops": 0.0, "matmul": 0.0}
         flops, matmul = op_flops(e["name"], e.get("args", {}))
         acc["flops"] += flops
         acc["matmul"] += matmul
     if top is not None:
-        samples.append(_sample(top, acc, ranges, runtime, kernels, busy))
+        samples.append(_sample(top, acc, ranges, runtime, kernels, busy, list_bytes))
     _, phase, index = [*str(step["name"]).split("::"), "0"][1:4]
     time_s = float(step["dur"]) / 1e6
     return StepProfile(phase, int(index), time_s, max(0.0, time_s - _union_s(busy)), tuple(samples))
@@ -169,6 +179,7 @@ def _sample(
     runtime: list[dict[str, Any]],
     kernels: dict[int, list[tuple[float, float]]],
     busy: list[tuple[float, float]],
+    list_bytes: float | None,
 ) -> OpSample:
     start, end = float(top["ts"]), float(top["ts"]) + float(top["dur"])
     cls = classify(_innermost(ranges, start, end), top["name"])
@@ -185,5 +196,10 @@ def _sample(
         busy.append((start, end))
         time_us = end - start
     return OpSample(
-        cls, top["name"], time_us / 1e6, acc["flops"], acc["matmul"], op_bytes(top["name"], top.get("args", {}))
+        cls,
+        top["name"],
+        time_us / 1e6,
+        acc["flops"],
+        acc["matmul"],
+        op_bytes(top["name"], top.get("args", {}), list_bytes),
     )

@@ -96,6 +96,7 @@ def torch_identity(device: str) -> dict[str, Any]:
             cuda=torch.version.cuda,
             gpu=props.name,
             gpu_memory_bytes=props.total_memory,
+            gpu_l2_bytes=getattr(props, "L2_cache_size", None),
             sm_count=props.multi_processor_count,
             compute_capability=f"{props.major}.{props.minor}",
             **nvidia_smi(),

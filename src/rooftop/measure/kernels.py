@@ -75,7 +75,31 @@ def torch_stream(kind: str, elements: int, device: str, inner: int = 1) -> Kerne
         for _ in range(inner):
             body()
 
+    if device == "cuda" and inner > 1:
+        run = _graphed(run)
     return Kernel(kind, run, 0.0 if kind == "copy" else 2.0 * elements * inner, per_pass * inner, f"{elements:,} fp32")
+
+
+def _graphed(run: Callable[[], Any]) -> Callable[[], Any]:
+    """``run`` captured once in a CUDA graph, so its ``inner`` short kernels replay without launch gaps.
+
+    An L2-resident pass of 16 MiB takes about 2 µs, less than one eager launch: measured eagerly on
+    an H200, the L2 roof came out at 2.7 TB/s, below HBM's 4.2. Falls back to ``run`` when capture fails.
+    """
+    import torch
+
+    try:
+        side = torch.cuda.Stream()  # type: ignore[no-untyped-call]
+        side.wait_stream(torch.cuda.current_stream())  # type: ignore[no-untyped-call]
+        with torch.cuda.stream(side):
+            run()  # warm-up outside the capture, as torch.cuda.graph asks
+        torch.cuda.current_stream().wait_stream(side)  # type: ignore[no-untyped-call]
+        graph = torch.cuda.CUDAGraph()  # type: ignore[no-untyped-call]
+        with torch.cuda.graph(graph):
+            run()
+    except RuntimeError:
+        return run
+    return graph.replay  # type: ignore[no-any-return]
 
 
 def torch_gemv(n: int, k: int, device: str) -> Kernel:

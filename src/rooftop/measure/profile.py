@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from rooftop.core.atomic import atomic_path
+from rooftop.dtypes import DTYPES
 from rooftop.errors import MeasurementError
 from rooftop.measure.attribution import MOD, STEP, StepProfile, attribute
 from rooftop.measure.model import BuiltModel
@@ -221,7 +222,8 @@ def run_profile(
         except KeyboardInterrupt:
             run.interrupted = True
     # the trace keeps everything; the step Ctrl-C cut short is not reported as a step
-    run.steps = [s for s in attribute(save_trace(prof, trace_path)) if (s.phase, s.index) in done]
+    steps = attribute(save_trace(prof, trace_path), DTYPES[built.dtype].bytes)
+    run.steps = [s for s in steps if (s.phase, s.index) in done]
     return run
 
 
@@ -239,19 +241,48 @@ def save_trace(prof: Any, path: Path) -> dict[str, Any]:
 
 
 def flop_counter_check(stepper: Stepper) -> dict[str, Any]:
-    """Matmul FLOPs of one prefill and one decode step as FlopCounterMode counts them."""
+    """Matmul FLOPs of one prefill and one decode step as FlopCounterMode counts them.
+
+    A cross-check, never a reason to lose the profile: when FlopCounterMode itself fails (torch
+    2.11 asserted on grouped-query SDPA on CUDA), the phase records the error and the profile goes on.
+    """
     from torch.utils.flop_counter import FlopCounterMode
 
     out: dict[str, Any] = {}
     for phase, fn in (("prefill", stepper.prefill), ("decode", stepper.decode)):
-        counter = FlopCounterMode(display=False)
-        with counter:
-            fn()
+        counter = FlopCounterMode(display=False, custom_mapping=_sdpa_gqa_mapping())
+        try:
+            with counter:
+                fn()
+        except (RuntimeError, AssertionError, TypeError, ValueError, NotImplementedError) as exc:
+            out[phase] = {"error": f"FlopCounterMode failed: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}"}
+        else:
+            counts = counter.get_flop_counts().get("Global", {})
+            out[phase] = {
+                "matmul_flops": float(sum(v for k, v in counts.items() if str(k).split(".")[-1] in MATMUL_OPS)),
+                "by_op": {str(k): float(v) for k, v in counts.items()},
+            }
         if phase == "prefill":
             stepper.fill()  # outside the counter: decode is counted on the cache it is profiled on
-        counts = counter.get_flop_counts().get("Global", {})
-        out[phase] = {
-            "matmul_flops": float(sum(v for k, v in counts.items() if str(k).split(".")[-1] in MATMUL_OPS)),
-            "by_op": {str(k): float(v) for k, v in counts.items()},
-        }
     return out
+
+
+def sdpa_flops(query: Any, key: Any, value: Any, *_args: Any, **_kwargs: Any) -> int:
+    """FlopCounterMode's SDPA convention (two bmm, no causal discount) with fewer KV heads allowed.
+
+    torch 2.13 counts grouped-query attention itself; torch 2.11's formula asserts q heads == k
+    heads, which every GQA model (Llama 3, Mistral, Qwen) violates on CUDA's fused kernels.
+    """
+    b, heads, s_q, d = query
+    return int(2 * b * heads * s_q * key[-2] * (d + value[-1]))
+
+
+def _sdpa_gqa_mapping() -> dict[Any, Any]:
+    import torch
+
+    names = (
+        "_scaled_dot_product_flash_attention",
+        "_scaled_dot_product_efficient_attention",
+        "_scaled_dot_product_cudnn_attention",
+    )
+    return {getattr(torch.ops.aten, n): sdpa_flops for n in names if hasattr(torch.ops.aten, n)}

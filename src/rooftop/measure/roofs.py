@@ -39,13 +39,17 @@ class Plan:
 
 
 def plan_for(device: str, quick: bool, llc_bytes: int) -> Plan:
-    """Sizes that reach the plateau: streams ≥ 8× the last-level cache, L2 arrays in half of L2."""
+    """Sizes that reach the plateau: streams ≥ 8× the last-level cache, L2 arrays in half of L2.
+
+    On CUDA ``llc_bytes`` is the GPU's L2: an H200 (60 MB) plateaued at 6.2 TB/s with 24 to 32 MiB of
+    triad arrays and fell to 4.2 at 48 MiB (benchmarks/gpu_l2_probe.py), so half of L2 it is.
+    """
     if device == "cuda":
         return Plan(
             (4096, 8192) if quick else (4096, 8192, 16384),
             4096,
             2**30,
-            16 * 2**20,
+            llc_bytes // 2,
             (16384, 8192),
             0.2 if quick else 0.6,
         )
@@ -106,7 +110,8 @@ def measure_roofs(
     say = progress or (lambda _msg: None)
     backend = "torch" if has_torch() else "numpy"
     ident = identity(device, threads, backend)
-    plan = plan_for(device, quick, int(ident.get("l3_bytes") or ident.get("l2_bytes") or 32 * 2**20))
+    llc = ident.get("gpu_l2_bytes") if device == "cuda" else ident.get("l3_bytes") or ident.get("l2_bytes")
+    plan = plan_for(device, quick, int(llc or 32 * 2**20))
     if backend == "torch":
         with torch_threads(threads):
             results = _torch_suite(device, plan, ident, say)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rooftop.dtypes import DTYPES
 from rooftop.measure.attribution import STEP, attribute
 from rooftop.measure.model import BuiltModel
 from rooftop.measure.profile import Stepper, _ranged_cache, module_ranges, save_trace
@@ -61,7 +62,7 @@ def time_shape(built: BuiltModel, batch: int, context: int, reps: int = 3, profi
             with torch.profiler.record_function(f"{STEP}decode::{i}"):
                 stepper.decode()
     with tempfile.TemporaryDirectory() as tmp:
-        steps = attribute(save_trace(prof, Path(tmp) / "sweep.json"))
+        steps = attribute(save_trace(prof, Path(tmp) / "sweep.json"), DTYPES[built.dtype].bytes)
     per_class: dict[str, list[float]] = defaultdict(lambda: [0.0] * len(steps))
     for i, step in enumerate(steps):
         for op in step.ops:

@@ -147,6 +147,10 @@ def summary_table(result: Result, width: int = 220) -> Table:
         rows.append(
             ("matmul FLOPs", f"{si(prof['matmul_flops_traced'], 'FLOP')} from shapes = {ratio:.4f} × FlopCounterMode's")
         )
+    elif prof.get("flop_counter_error"):
+        rows.append(
+            ("matmul FLOPs", f"{si(prof['matmul_flops_traced'], 'FLOP')} from shapes; {prof['flop_counter_error']}")
+        )
     if t is not None:
         rows.append(("MFU / MBU (measured time)", f"{t.mfu:.1%} / {t.mbu:.1%}; tokens/s {t.tokens_per_s:,.1f}"))
     if prof.get("interrupted"):

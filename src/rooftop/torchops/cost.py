@@ -69,15 +69,20 @@ def causal_flag(op: str, args: Mapping[str, Any]) -> bool | None:
     return value in entry.get("causal_true", ["True"])
 
 
-def tensors(args: Mapping[str, Any]) -> list[tuple[Dims, float]]:
-    """(dims, bytes per element) of each tensor input with a known type; TensorLists are flattened."""
+def tensors(args: Mapping[str, Any], list_bytes: float | None = None) -> list[tuple[Dims, float]]:
+    """(dims, bytes per element) of each tensor input with a known type; TensorLists are flattened.
+
+    Kineto records no element type for a TensorList: its tensors count at ``list_bytes`` when the
+    caller knows the run's dtype (``rooftop profile`` does), else at the table's default (4 B).
+    """
     out: list[tuple[Dims, float]] = []
     dims_list, types = args.get(INPUT_DIMS), args.get(INPUT_TYPE)
     if not isinstance(dims_list, list) or not isinstance(types, list):
         return out
     for dims, typ in zip(dims_list, types):
         if typ == TENSOR_LIST and isinstance(dims, list):
-            out += [(d, tensor_list_bytes()) for d in dims if isinstance(d, list) and d]
+            size = list_bytes or tensor_list_bytes()
+            out += [(d, size) for d in dims if isinstance(d, list) and d]
         elif isinstance(dims, list) and dims and (kt := kineto_type(typ)) is not None:
             out.append((dims, kt.bytes))
     return out
@@ -128,7 +133,7 @@ def cost(op: str, args: Mapping[str, Any], *, causal: bool = False) -> OpCost | 
     return OpCost(flops, _read_bytes(args) + written, dtype, is_attention, causal and is_attention)
 
 
-def op_bytes(op: str, args: Mapping[str, Any]) -> float:
+def op_bytes(op: str, args: Mapping[str, Any], list_bytes: float | None = None) -> float:
     """Bytes of any op: its formula's when it has one, else inputs read once plus an estimated output.
 
     Views move nothing; embedding reads the gathered rows (indices plus rows, written once); cat
@@ -139,7 +144,7 @@ def op_bytes(op: str, args: Mapping[str, Any]) -> float:
         return c.bytes
     if op in _views():
         return 0.0
-    found = tensors(args)
+    found = tensors(args, list_bytes)
     if not found:
         return 0.0
     reads = sum(_count(d) * s for d, s in found)

@@ -24,6 +24,11 @@ def trace_idle_gaps(ev: Evidence) -> list[Finding]:
     host_share = tl.gap_host_s / gaps if gaps else 0.0
     sync_share = tl.gap_sync_s / gaps if gaps else 0.0
     cause = "while the host runs CPU ops" if host_share >= 0.5 else "in synchronisations" if sync_share >= 0.5 else ""
+    graphed = tl.kernels > 0 and tl.graph_kernels >= tl.kernels / 2
+    remedies = REMEDIES["host"]
+    if graphed:  # already captured: the idle is host work between replays; do not advise capturing again
+        remedies = tuple(r for r in remedies if "CUDA graph" not in r.action)
+        cause = f"between {tl.graph_launches} CUDA-graph replays (the step is already captured)"
     return [
         Finding(
             code="gpu-idle",
@@ -41,8 +46,9 @@ def trace_idle_gaps(ev: Evidence) -> list[Finding]:
                 "largest_gap_start_us": tl.largest_gap_start_us,
                 "gap_host_share": round(host_share, 3),
                 "gap_sync_share": round(sync_share, 3),
+                "graph_kernel_share": round(tl.graph_kernels / tl.kernels, 3) if tl.kernels else 0.0,
             },
-            remedies=REMEDIES["host"],
+            remedies=remedies,
             check_first=CHECK_FIRST["host"],
         )
     ]
