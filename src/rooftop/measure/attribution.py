@@ -122,7 +122,12 @@ def attribute(trace: dict[str, Any], list_bytes: float | None = None) -> list[St
     if not isinstance(events, list):
         raise TraceFormatError("not a Chrome trace: no traceEvents list")
     complete = [e for e in events if isinstance(e, dict) and e.get("ph") == "X" and "ts" in e and "dur" in e]
-    steps = sorted((e for e in complete if str(e.get("name", "")).startswith(STEP)), key=lambda e: e["ts"])
+    # on CUDA Kineto mirrors each range onto the GPU timeline (cat "gpu_user_annotation", spanning only
+    # its kernels): counted as a second step, it halved every H200 step time. The host range is the step.
+    steps = sorted(
+        (e for e in complete if str(e.get("name", "")).startswith(STEP) and e.get("cat") != "gpu_user_annotation"),
+        key=lambda e: e["ts"],
+    )
     if not steps:
         raise TraceFormatError("trace holds no rooftop::step:: ranges (was it recorded by `rooftop profile`?)")
     kernels = _kernel_time_by_correlation(complete)
