@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+HOST_BOUND_SHARE = 0.5
+
 
 @dataclass(frozen=True)
 class ProfileEvidence:
@@ -31,6 +33,18 @@ class ProfileEvidence:
     def from_dict(cls, d: dict[str, Any]) -> ProfileEvidence:
         """From the artifact's ``profile`` section."""
         return cls(d.get("step_time_s"), d.get("gap_s"), d.get("gap_share"))
+
+    @property
+    def host_bound(self) -> bool:
+        """Half the step or more between operators: the host, not a roof, sets the step time."""
+        return self.gap_share is not None and self.gap_share >= HOST_BOUND_SHARE
+
+    def utilisation(self, metric: str, value: float) -> str:
+        """'MFU 5% measured', and why it is low when the host binds (for the phase rules' titles)."""
+        text = f"{metric} {value:.1%} measured"
+        if self.host_bound and self.gap_share is not None:
+            text += f", low because {self.gap_share:.0%} of the step is host time between operators"
+        return text
 
 
 @dataclass(frozen=True)

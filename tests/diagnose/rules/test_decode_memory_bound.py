@@ -20,3 +20,21 @@ def test_kv_bound_at_long_context(result_of, codes):
 def test_decode_memory_bound_without_totals_finds_nothing(evidence):
     # a rule never raises on missing data: no step totals, no finding
     assert decode_memory_bound(evidence()) == []
+
+
+def test_a_host_bound_profile_says_why_mbu_is_low():
+    # the H200 profile of Llama-3.2-1B at batch 1: the kernels sit below the ridge, but 96.5 % of the
+    # 57.2 ms step is between operators, so the measured MBU is 1 %. The finding said "MBU 1% at the
+    # roof" (a WARN): it now says the host, not the roof, binds, and leaves the WARN to launch-bound-step.
+    from tests.diagnose.rules.conftest import ROOFS, make_totals
+
+    from rooftop.diagnose.engine import Evidence
+    from rooftop.diagnose.evidence import ProfileEvidence
+
+    prof = ProfileEvidence(step_time_s=57.2e-3, gap_s=55.2e-3, gap_share=0.965)
+    (f,) = decode_memory_bound(Evidence([], ROOFS, make_totals(mbu=0.01, mfu=0.0002), {}, prof))
+    assert f.title.endswith("MBU 1.0% measured, low because 96% of the step is host time between operators")
+    assert f.severity == "info" and "at the roof" not in f.title
+    busy = ProfileEvidence(step_time_s=10e-3, gap_s=1e-3, gap_share=0.1)  # kernels dominate: plain measured MBU
+    (g,) = decode_memory_bound(Evidence([], ROOFS, make_totals(mbu=0.6, mfu=0.0002), {}, busy))
+    assert g.title.endswith("MBU 60.0% measured") and g.severity == "warn"

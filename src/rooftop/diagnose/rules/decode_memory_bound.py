@@ -44,13 +44,17 @@ def decode_memory_bound(ev: Evidence) -> list[Finding]:
                 check_first=CHECK_FIRST["kv-bandwidth"],
             )
         ]
+    utilisation = f"MBU {t.mbu:.0%} at the roof, MFU {t.mfu:.1%}"
+    host = ev.profile is not None and ev.profile.host_bound
+    if ev.profile is not None:  # measured: MBU is what the step reached, not what the roof allows
+        utilisation = ev.profile.utilisation("MBU", t.mbu)
     return [
         Finding(
             code="decode-weight-bound",
-            severity=Severity.WARN if t.mfu < 0.05 else Severity.INFO,
+            severity=Severity.INFO if host or t.mfu >= 0.05 else Severity.WARN,
             title=(
                 f"Decode is weight-bandwidth bound: intensity {t.intensity:.2f} FLOP/B ≪ ridge {ridge:.0f}; "
-                f"MBU {t.mbu:.0%} at the roof, MFU {t.mfu:.1%}"
+                f"{utilisation}"
             ),
             bottleneck="weight-bandwidth",
             evidence=evidence,

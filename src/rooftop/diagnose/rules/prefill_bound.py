@@ -24,13 +24,13 @@ def prefill_bound(ev: Evidence) -> list[Finding]:
         "batch": ev.workload.get("batch"),
     }
     if t.bound == "compute":
+        utilisation = ev.profile.utilisation("MFU", t.mfu) if ev.profile else f"MFU {t.mfu:.0%} at the roof"
         return [
             Finding(
                 code="prefill-compute-bound",
                 severity=Severity.INFO,
                 title=(
-                    f"Prefill is compute-bound: intensity {t.intensity:.0f} FLOP/B > ridge {ridge:.0f}; "
-                    f"MFU {t.mfu:.0%} at the roof"
+                    f"Prefill is compute-bound: intensity {t.intensity:.0f} FLOP/B > ridge {ridge:.0f}; {utilisation}"
                 ),
                 bottleneck="compute",
                 evidence=evidence,
