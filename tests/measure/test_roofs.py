@@ -53,3 +53,17 @@ def test_cuda_plan_sizes_the_l2_arrays_from_the_gpus_l2():
 
     assert plan_for("cuda", False, 62_914_560).l2_bytes == 31_457_280
     assert plan_for("cpu", False, 32 * 2**20).l2_bytes == 256 * 1024  # the CPU plan is unchanged
+    # what the H200 run recorded: its L2, and the L2 triad over 3 arrays of 31,457,280 / 12 elements
+    import json
+
+    from tests.conftest import data_path
+
+    recorded = json.loads(data_path("gpu", "roofs-h200.json").read_text())["identity"]
+    assert recorded["gpu_l2_bytes"] == 62_914_560
+    (l2,) = [b for b in recorded["benchmarks"] if b["name"] == "l2_triad"]
+    assert l2["shape"] == f"{31_457_280 // 12:,} fp32" and l2["bytes_per_s"] > recorded_hbm(recorded)
+
+
+def recorded_hbm(identity):
+    """The best HBM stream the H200 run recorded (triad, 4.29 TB/s): the L2 roof must beat it."""
+    return max(b["bytes_per_s"] for b in identity["benchmarks"] if b["name"] in ("copy", "triad", "read"))

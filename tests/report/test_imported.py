@@ -32,9 +32,10 @@ def test_timeline_table_figures() -> None:
     run = import_path(data_path("hta-traces", "sampled_rank-0.json.gz"))
     text = _text(timeline_table(run.results[0].extra["timeline"]))
     # README: span 1,222,818 µs, busy 547,303 µs, idle 675,515 µs (55.24 %); largest gap 58,862 µs at
-    # ts=1682725899072204; 705 gaps > 10 µs; 10 NCCL kernels; every kernel has its launch call
+    # ts=1682725899072204; 705 gaps > 10 µs; 10 NCCL kernels; every kernel has its launch call.
+    # The first GPU activity starts at ts 1682725898082228: the gap opens 989,976 µs into the span.
     assert "1.22 s / 547 ms / 676 ms (55.2% idle)" in text
-    assert "58.9 ms at ts=1682725899072204.000 µs; 705 gaps > 10 µs" in text
+    assert "58.9 ms 990 ms into the span (ts 1682725899072204 µs); 705 gaps > 10 µs" in text
     assert "10 kernels" in text and "0 (0.0%) without a launch call" in text
 
 
@@ -76,7 +77,7 @@ def test_render_escapes_names_and_lists_skipped_files(tmp_path: Path) -> None:
     assert "[bold]evil[/bold]" in text and "[link=x]k[/link]" in text and "[b]t.json" in text
     assert "skipped notes.txt" in text
     # busy 20 µs over a 45 µs span: 25 µs idle, the largest gap 25 µs at ts=15
-    assert "45 µs / 20 µs / 25 µs (55.6% idle)" in text and "25 µs at ts=15.000 µs" in text
+    assert "45 µs / 20 µs / 25 µs (55.6% idle)" in text and "25 µs 10 µs into the span (ts 15 µs)" in text
 
 
 def test_render_run_of_ranks(tmp_path: Path) -> None:

@@ -78,7 +78,7 @@ REMEDIES: dict[str, tuple[Remedy, ...]] = {
         Remedy("more parallelism (tensor/expert parallel)", "more communication", lever="parallel"),
     ),
     "launch": (
-        Remedy("kernel fusion and CUDA-graph capture of the decode step", "constrains dynamic shapes"),
+        Remedy("kernel fusion and CUDA-graph capture of the step", "constrains dynamic shapes"),
         Remedy(
             "move scheduling and sampling off the Python critical path (C++/Rust runtime, async)", "engineering cost"
         ),

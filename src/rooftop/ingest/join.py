@@ -37,13 +37,18 @@ def by_key(keys: I64, table_keys: I64) -> I64:
     return np.where(hit, first[pos], -1).astype(np.int64)
 
 
-def enclosing(cpu: CpuTable, thread: I64, ts_us: NDArray[np.float64]) -> I64:
-    """Innermost CPU op on ``thread`` whose [ts, ts+dur] holds each time, -1 when none."""
+def enclosing(cpu: CpuTable, thread: I64, ts_us: NDArray[np.float64], eligible: NDArray[np.bool_] | None = None) -> I64:
+    """Innermost CPU op on ``thread`` whose [ts, ts+dur] holds each time, -1 when none.
+
+    ``eligible`` (one flag per CPU row) restricts the answer to those ops.
+    """
     out = np.full(ts_us.size, -1, dtype=np.int64)
     if cpu.ts_us.size == 0 or ts_us.size == 0:
         return out
     # Sweep per thread: ops sorted by (start, -dur) so parents come before children; a stack of open ops.
     op_order = np.lexsort((-cpu.dur_us, cpu.ts_us, cpu.thread))
+    if eligible is not None:
+        op_order = op_order[eligible[op_order]]
     q_order = np.lexsort((ts_us, thread))
     op_thread, op_ts = cpu.thread[op_order], cpu.ts_us[op_order]
     op_end = op_ts + cpu.dur_us[op_order]

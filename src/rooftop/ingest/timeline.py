@@ -72,6 +72,7 @@ def busy_and_gaps(ts: np.ndarray[Any, Any], dur: np.ndarray[Any, Any], base: flo
         "idle": span - busy,
         "largest_gap": float(widths[largest]) if largest >= 0 else 0.0,
         "largest_gap_start": float(g0[largest]) + base if largest >= 0 else float("nan"),
+        "largest_gap_offset": float(g0[largest] - merged[0][0]) if largest >= 0 else float("nan"),
         "gaps_over": int(np.sum(widths > GAP_REPORT_US)),
     }
 
@@ -206,6 +207,7 @@ def analyse(trace: Trace, joined: Joined) -> dict[str, Any]:
         "idle_share": whole["idle"] / whole["span"] if whole["span"] else 0.0,
         "largest_gap_s": whole["largest_gap"] * MICRO,
         "largest_gap_start_us": whole["largest_gap_start"],
+        "largest_gap_offset_s": whole["largest_gap_offset"] * MICRO,  # from the first GPU activity
         "gaps_over_10us": whole["gaps_over"],
         "kernel_sum_s": float(np.sum(dur)) * MICRO,
         **_gap_causes(trace, whole["merged"], base),

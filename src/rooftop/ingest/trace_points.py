@@ -19,10 +19,10 @@ from numpy.typing import NDArray
 
 from rooftop.core.points import Phase, RooflinePoint, Source
 from rooftop.dtypes import DTYPES
-from rooftop.ingest.join import Joined
+from rooftop.ingest.join import Joined, enclosing
 from rooftop.ingest.kineto import KERNEL, Trace
 from rooftop.ingest.timeline import name_mask
-from rooftop.torchops.cost import CONCRETE_INPUTS, INPUT_DIMS, INPUT_TYPE, causal_flag, cost
+from rooftop.torchops.cost import CONCRETE_INPUTS, INPUT_DIMS, INPUT_TYPE, carries_flops, causal_flag, cost
 from rooftop.torchops.kernel_classes import classify, op_of, short_kernel
 from rooftop.units import MICRO
 
@@ -67,18 +67,44 @@ def op_costs(trace: Trace) -> tuple[F64, F64, I64, list[str], I64]:
     return flops, bytes_, dtype_idx, dtypes, convention
 
 
+def costing_op(trace: Trace, joined: Joined, op_flops: F64) -> I64:
+    """Per GPU row, the CPU op whose FLOPs it shares (-1: none).
+
+    The launching op, or when that op has no formula, the innermost enclosing op that has one and
+    is not composite.
+
+    On an H200, SDPA ran as aten::_scaled_dot_product_cudnn_attention (a formula) around
+    aten::_cudnn_attention_forward (none), which launched the cuDNN kernels: their FLOPs were lost.
+    """
+    op = joined.op.copy()
+    cpu = trace.cpu
+    if cpu.name_id.size == 0:
+        return op
+    carries = np.fromiter((carries_flops(n) for n in trace.names), bool, len(trace.names))
+    eligible = (op_flops > 0) & carries[cpu.name_id]
+    costed = np.zeros(op.size, dtype=bool)
+    costed[op >= 0] = op_flops[op[op >= 0]] > 0
+    lost = (joined.launch >= 0) & (trace.gpu.kind == KERNEL) & ~costed
+    if not np.any(lost) or not np.any(eligible):
+        return op
+    rows = joined.launch[lost]
+    found = enclosing(cpu, trace.launches.thread[rows], trace.launches.ts_us[rows], eligible)
+    op[lost] = np.where(found >= 0, found, op[lost])
+    return op
+
+
 def allocate(trace: Trace, joined: Joined) -> tuple[F64, F64, I64, list[str], I64]:
     """Per GPU row: FLOPs, bytes, dtype index and convention bit shared out from the launching op (vectorised).
 
-    Within one op, GEMM/attention-class kernels share its cost in proportion to their durations;
-    when the op launched none of those, all its kernels share it.
+    The op is ``costing_op``'s. Within one op, GEMM/attention-class kernels share its cost in
+    proportion to their durations; when the op launched none of those, all its kernels share it.
     """
     g = trace.gpu
     op_flops, op_bytes, op_dtype, dtypes, op_convention = op_costs(trace)
     flops, bytes_ = np.zeros(g.ts_us.size), np.zeros(g.ts_us.size)
     dtype_idx = np.full(g.ts_us.size, -1, dtype=np.int64)
     convention = np.zeros(g.ts_us.size, dtype=np.int64)
-    op = joined.op
+    op = costing_op(trace, joined, op_flops)
     cand = np.flatnonzero((op >= 0) & (g.kind == KERNEL))
     cand = cand[op_flops[op[cand]] > 0] if cand.size else cand
     if cand.size == 0:

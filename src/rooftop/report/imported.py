@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from rich.console import Console, RenderableType
@@ -86,7 +87,9 @@ def _largest_gap(tl: dict[str, Any]) -> str:
     start = tl.get("largest_gap_start_us")
     if start is None or start != start:  # NaN (or null from JSON): no hole between kernel intervals
         return "none: the kernels' intervals leave no hole"
-    return f"{seconds(tl['largest_gap_s'])} at ts={start:.3f} µs; {tl.get('gaps_over_10us', 0)} gaps > 10 µs"
+    offset = tl.get("largest_gap_offset_s")
+    where = f"{seconds(offset)} into the span" if isinstance(offset, float) and math.isfinite(offset) else "at"
+    return f"{seconds(tl['largest_gap_s'])} {where} (ts {start:.0f} µs); {tl.get('gaps_over_10us', 0)} gaps > 10 µs"
 
 
 def timeline_table(tl: dict[str, Any], width: int = 220) -> Table:

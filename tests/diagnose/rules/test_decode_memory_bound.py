@@ -26,10 +26,9 @@ def test_a_host_bound_profile_says_why_mbu_is_low():
     # the H200 profile of Llama-3.2-1B at batch 1: the kernels sit below the ridge, but 96.5 % of the
     # 57.2 ms step is between operators, so the measured MBU is 1 %. The finding said "MBU 1% at the
     # roof" (a WARN): it now says the host, not the roof, binds, and leaves the WARN to launch-bound-step.
-    from tests.diagnose.rules.conftest import ROOFS, make_totals
-
     from rooftop.diagnose.engine import Evidence
     from rooftop.diagnose.evidence import ProfileEvidence
+    from tests.diagnose.rules.conftest import ROOFS, make_totals
 
     prof = ProfileEvidence(step_time_s=57.2e-3, gap_s=55.2e-3, gap_share=0.965)
     (f,) = decode_memory_bound(Evidence([], ROOFS, make_totals(mbu=0.01, mfu=0.0002), {}, prof))
