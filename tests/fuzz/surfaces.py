@@ -321,10 +321,10 @@ def watch_route(draw: Any) -> tuple[Route, list[str]]:
     scripts: dict[str, Any] = {
         "ok": lambda: servers.response(body),
         "status": lambda: servers.response(body, status=status),
-        "trickle": lambda: servers.trickle(body[:40], 0.25),
+        "trickle": lambda: servers.trickle(body[:40], 0.1),
         "gzip": lambda: servers.gzipped(body.decode("utf-8", "replace")),
         "bomb": lambda: servers.gzip_bomb(96 << 20),
-        "hang": lambda: [(1.6, b"")],
+        "hang": lambda: [(0.8, b"")],  # past the 0.5 s --timeout
         "close": lambda: [(0.0, b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\nabc")],
         "encoding": lambda: servers.response(body, headers={"content-encoding": "br"}),
         "prometheus": lambda: servers.response(json.dumps({"status": "success", "data": shape})),
@@ -340,7 +340,7 @@ def watch_route(draw: Any) -> tuple[Route, list[str]]:
 def watch_case(draw: Any) -> Case:
     route, extra = draw(watch_route())
     polls = ["--once"] if draw(st.integers(0, 3)) else ["--count", "2", "--interval", "0.2"]
-    return Case("watch", ["watch", *extra, *polls, "--json", "--timeout", "1"], route=route, timeout_s=15)
+    return Case("watch", ["watch", *extra, *polls, "--json", "--timeout", "0.5"], route=route, timeout_s=15)
 
 
 CHUNKS: list[Any] = [{"choices": [{"text": "t"}]}, {"choices": [{"text": "t"}]}, {"choices": [{"delta": {"content": "t"}}]},
@@ -362,7 +362,7 @@ def bench_script(draw: Any) -> Any:
     if kind == "long":
         return lambda: servers.long_line(8 << 20)
     if kind == "hang":
-        return lambda: [(0.0, servers.streaming_head()), (4.0, b"")]
+        return lambda: [(0.0, servers.streaming_head()), (1.2, b"")]  # past the 0.6 s --timeout
     if kind == "cut":
         return lambda: [(0.0, servers.streaming_head()), (0.0, b'data: {"choices": [{"te')]
     return lambda: servers.sse(chunks, done)
@@ -380,7 +380,7 @@ def bench_case(draw: Any) -> Case:
         st.sampled_from([[], ["--rate", "50"], ["--max-concurrency", "1"], ["--chat"], ["--rates", "inf,100"]])
     )
     args = ["bench", "{url}", *served, "--requests", "3", "--rate", "inf", "--prompt-len", "4", "--output-len", "4"]
-    args += [*flags, "--no-scrape", "--json", "--timeout", "2"]
+    args += [*flags, "--no-scrape", "--json", "--timeout", "0.6"]
     return Case("bench", args, route=servers.completions(chunks_for), timeout_s=30)
 
 
