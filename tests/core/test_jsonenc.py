@@ -20,8 +20,15 @@ class Pair:
 
 def test_non_finite_numbers_are_null_everywhere() -> None:
     doc = {"a": float("nan"), "b": [float("inf"), -float("inf")], "c": (np.float64("nan"), np.float32(1.5))}
-    assert to_plain(doc) == {"a": None, "b": [None, None], "c": [None, 1.5]}
-    assert dumps(doc) == '{"a": null, "b": [null, null], "c": [null, 1.5]}'
+    # a field that held one says why beside it (issue 11: "null plus a reason"); list items cannot
+    assert to_plain(doc) == {"a": None, "b": [None, None], "c": [None, 1.5], "null_reasons": {"a": "nan"}}
+    assert dumps(doc) == '{"a": null, "b": [null, null], "c": [null, 1.5], "null_reasons": {"a": "nan"}}'
+    nested = to_plain({"totals": {"mfu": float("nan"), "tokens_per_s": float("inf"), "mbu": -float("inf")}})
+    assert nested == {
+        "totals": {"mfu": None, "tokens_per_s": None, "mbu": None,
+                   "null_reasons": {"mfu": "nan", "tokens_per_s": "+inf", "mbu": "-inf"}}
+    }  # fmt: skip
+    assert to_plain({"x": None, "y": 2.0}) == {"x": None, "y": 2.0}  # a plain None needs no reason
 
 
 def test_dataclasses_enums_and_numpy_become_plain_json() -> None:

@@ -1,21 +1,23 @@
 """The one JSON encoder for artifacts, logs and ``--json`` output.
 
 msgspec turns dataclasses, msgspec Structs, enums (by value), tuples and numpy scalars or
-arrays into JSON and writes NaN and ±inf as null (strict JSON: jq and browsers reject the
-``NaN``/``Infinity`` literals). The text layout is the standard library's (``indent``, ASCII
-escapes, ``1e+16``), so artifacts written before this encoder existed keep their bytes.
+arrays into builtins. NaN and ±inf become null (strict JSON: jq and browsers reject the
+``NaN``/``Infinity`` literals), and the object that held one says why beside it:
+``"null_reasons": {"mfu": "nan"}`` (not a number: 0/0, e.g. a window without tokens) or
+``"+inf"``/``"-inf"`` (a division by zero). The text layout is the standard library's
+(``indent``, ASCII escapes, ``1e+16``), so artifacts without such values keep their bytes.
 """
 
 from __future__ import annotations
 
 import json
-from functools import cache
+import math
 from typing import Any
+
+REASONS = "null_reasons"  # beside nulls that were NaN or ±inf: {field: "nan" | "+inf" | "-inf"}
 
 
 def _hook(obj: Any) -> Any:
-    if obj is None or isinstance(obj, tuple):  # only as a dict key (as values msgspec writes them itself)
-        return str(obj)
     for base in (str, int, float):  # subclasses msgspec does not take (torch.__version__ is a str subclass)
         if isinstance(obj, base):
             return base(obj)
@@ -26,17 +28,43 @@ def _hook(obj: Any) -> Any:
     raise NotImplementedError(f"cannot write {type(obj).__name__} as JSON")
 
 
-@cache
-def _codec() -> tuple[Any, Any]:
-    import msgspec
-
-    return msgspec.json.Encoder(enc_hook=_hook), msgspec.json.Decoder()
-
-
 def to_plain(obj: Any) -> Any:
     """``obj`` as JSON-ready builtins: dicts, lists, str, int, float, bool, None (never NaN or inf)."""
-    encoder, decoder = _codec()
-    return decoder.decode(encoder.encode(obj))
+    if obj is None or type(obj) in (str, int, bool):
+        return obj
+    if isinstance(obj, float):
+        return None if not math.isfinite(obj) else float(obj)
+    if isinstance(obj, dict):
+        out: dict[str, Any] = {}
+        reasons: dict[str, str] = {}
+        for key, value in obj.items():
+            name = _key(key)
+            out[name] = to_plain(value)
+            if isinstance(value, float) and not math.isfinite(value):
+                reasons[name] = "nan" if math.isnan(value) else "+inf" if value > 0 else "-inf"
+        if reasons:
+            held = out.get(REASONS)
+            out[REASONS] = {**held, **reasons} if isinstance(held, dict) else reasons
+        return out
+    if isinstance(obj, list | tuple):
+        return [to_plain(v) for v in obj]
+    for base in (str, int):  # subclasses: enums by value, torch.__version__ (a str subclass)
+        if isinstance(obj, base):
+            return base(obj.value if hasattr(obj, "value") else obj)
+    import msgspec  # dataclasses, Structs, numpy scalars and arrays: to builtins, then as above
+
+    return to_plain(msgspec.to_builtins(obj, enc_hook=_hook))
+
+
+def _key(key: Any) -> str:
+    """A dict key as JSON writes it: str as is, numbers as their JSON text, anything else as str()."""
+    if isinstance(key, str):
+        return str(key)
+    if isinstance(key, bool) or key is None:
+        return str(key) if key is None else ("true" if key else "false")
+    if isinstance(key, int | float):
+        return json.dumps(key)
+    return str(key)
 
 
 def dumps(obj: Any, indent: int | None = None) -> str:

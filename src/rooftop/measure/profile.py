@@ -201,11 +201,8 @@ def run_profile(
             run.flop_check = flop_counter_check(stepper)
     except torch.OutOfMemoryError as exc:
         raise MeasurementError(f"out of memory during warm-up: {str(exc).splitlines()[0]}") from exc
-    activities = [torch.profiler.ProfilerActivity.CPU]
-    if built.device == "cuda":
-        activities.append(torch.profiler.ProfilerActivity.CUDA)
     done: set[tuple[str, int]] = set()
-    with module_ranges(built.model), torch.profiler.profile(activities=activities, record_shapes=True) as prof:
+    with module_ranges(built.model), torch_profiler(built.device) as prof:
         try:
             say(f"prefill: batch {batch} × {prompt} tokens")
             with torch.profiler.record_function(STEP + "prefill::0"):
@@ -225,6 +222,49 @@ def run_profile(
     steps = attribute(save_trace(prof, trace_path), DTYPES[built.dtype].bytes)
     run.steps = [s for s in steps if (s.phase, s.index) in done]
     return run
+
+
+@contextmanager
+def torch_profiler(device: str) -> Iterator[Any]:
+    """torch.profiler over CPU (and CUDA) with shapes; Kineto's start/stop notices kept off stderr.
+
+    torch 2.13's Kineto writes ``USDT:… profiler_start`` and ``profiler_stop`` to file descriptor 2
+    for every session, a dozen lines per `rooftop profile`; they are dropped, any other line it
+    writes while starting or stopping is passed on.
+    """
+    import torch
+
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if device == "cuda":
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    prof = torch.profiler.profile(activities=activities, record_shapes=True)
+    with _without_kineto_notices():
+        prof.__enter__()  # type: ignore[no-untyped-call]
+    try:
+        yield prof
+    finally:
+        with _without_kineto_notices():
+            prof.__exit__(None, None, None)  # type: ignore[no-untyped-call]
+
+
+@contextmanager
+def _without_kineto_notices() -> Iterator[None]:
+    import os
+    import sys
+    import tempfile
+
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as held:
+        os.dup2(held.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            held.seek(0)
+            kept = [ln for ln in held.read().decode("utf-8", "replace").splitlines(True) if not ln.startswith("USDT:")]
+            sys.stderr.write("".join(kept))
 
 
 def save_trace(prof: Any, path: Path) -> dict[str, Any]:

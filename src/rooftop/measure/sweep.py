@@ -18,7 +18,7 @@ from pathlib import Path
 from rooftop.dtypes import DTYPES
 from rooftop.measure.attribution import STEP, attribute
 from rooftop.measure.model import BuiltModel
-from rooftop.measure.profile import Stepper, _ranged_cache, module_ranges, save_trace
+from rooftop.measure.profile import Stepper, _ranged_cache, module_ranges, save_trace, torch_profiler
 from rooftop.measure.steptime import filled_cache, settle_allocator
 
 # None is a cell of the held-out grid of benchmarks/bench_calibration.py (batch 1, 4, 16, 32 × context
@@ -54,10 +54,7 @@ def time_shape(built: BuiltModel, batch: int, context: int, reps: int = 3, profi
         start = time.perf_counter()
         stepper.decode()
         times.append(time.perf_counter() - start)
-    activities = [torch.profiler.ProfilerActivity.CPU]
-    if built.device == "cuda":
-        activities.append(torch.profiler.ProfilerActivity.CUDA)
-    with module_ranges(built.model), torch.profiler.profile(activities=activities, record_shapes=True) as prof:
+    with module_ranges(built.model), torch_profiler(built.device) as prof:
         for i in range(profiled):
             with torch.profiler.record_function(f"{STEP}decode::{i}"):
                 stepper.decode()
