@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 from rooftop.errors import TelemetryError
 
@@ -15,9 +16,12 @@ ENGINE_NAME_REGEX = "(vllm|sglang|llamacpp|trtllm):.*|tgi_.*|nv_inference_.*|nv_
 _ENGINE = re.compile(ENGINE_NAME_REGEX)
 
 
-@dataclass(frozen=True)
-class Sample:
-    """One exposed series: full sample name (with _total/_bucket/_sum...), labels and value."""
+class Sample(NamedTuple):
+    """One exposed series: full sample name (with _total/_bucket/_sum...), labels and value.
+
+    A named tuple, not a frozen dataclass: a watch of 100 endpoints builds ~40,000 a second, and
+    a dataclass's ``__init__`` was 0.37 ms of each 50 kB vLLM scrape.
+    """
 
     name: str
     labels: Labels
@@ -80,8 +84,10 @@ def parse(text: str, time_s: float, source: str = "", families: frozenset[str] |
 
     fast = parse_fast(text, families)
     if fast is not None and fast[0]:
-        rows = [checked(Sample(*row), source) for row in fast[0]]  # the same checks as the parser's path
-        return Snapshot(unique([r for r in rows if r is not None], source), time_s, source, fast[1])
+        rows = [Sample._make(row) for row in fast[0]]
+        if not all(0.0 <= r.value < math.inf for r in rows):  # the same checks as the parser's path
+            rows = [r for r in map(lambda r: checked(r, source), rows) if r is not None]
+        return Snapshot(unique(rows, source), time_s, source, fast[1])
     from prometheus_client.parser import text_string_to_metric_families
 
     samples: list[Sample] = []
@@ -143,6 +149,8 @@ def checked(sample: Sample, source: str) -> Sample | None:
 
 def unique(samples: list[Sample], source: str) -> tuple[Sample, ...]:
     """The samples, refusing a series given twice (summing the two would report, e.g., a KV cache 120 % full)."""
+    if len({(s.name, s.labels) for s in samples}) == len(samples):
+        return tuple(samples)
     seen: set[tuple[str, Labels]] = set()
     for s in samples:
         key = (s.name, s.labels)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rooftop.serving.exposition import Snapshot
 
@@ -64,12 +65,18 @@ class Histogram:
         return {f"p{round(q * 100):d}": self.quantile(q) for q in qs}
 
 
+@lru_cache(maxsize=4096)
+def _edge(le: str) -> float:
+    """A bucket's upper edge; the same few strings recur on every scrape."""
+    return float(le)
+
+
 def from_snapshot(snap: Snapshot, name: str, match: Mapping[str, str] | None = None) -> Histogram | None:
     """The histogram family ``name`` (base name, no _bucket) summed over label sets; None when absent."""
     by_edge: dict[float, float] = {}
     for s in snap.series(f"{name}_bucket", match):
         try:
-            edge = float(s.label("le"))
+            edge = _edge(s.label("le"))
         except ValueError:
             continue
         by_edge[edge] = by_edge.get(edge, 0.0) + s.value
