@@ -21,11 +21,12 @@ Where vLLM exposes ``estimated_flops_per_gpu_total`` we recount the window in vL
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from rooftop.api.live_model import LiveModel, PerToken
 from rooftop.api.prompt_mix import MixCost, PromptMix, bounds
+from rooftop.core.jsonenc import to_plain
 from rooftop.serving.watch import Window
 
 
@@ -92,7 +93,7 @@ class Accounting:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (``cross_check`` only when the engine gave its estimate)."""
-        out = asdict(self)
+        out: dict[str, Any] = to_plain(self)  # msgspec walks the dataclasses in C; asdict deep-copied each
         if self.cross_check is None:
             del out["cross_check"]
         return out

@@ -84,7 +84,8 @@ def parse(text: str, time_s: float, source: str = "", families: frozenset[str] |
 
     fast = parse_fast(text, families)
     if fast is not None and fast[0]:
-        rows = [Sample._make(row) for row in fast[0]]
+        new = tuple.__new__  # Sample(*row) without NamedTuple's Python-level __new__: rows are 3-tuples
+        rows: list[Sample] = [new(Sample, row) for row in fast[0]]
         if not all(0.0 <= r.value < math.inf for r in rows):  # the same checks as the parser's path
             rows = [r for r in map(lambda r: checked(r, source), rows) if r is not None]
         return Snapshot(unique(rows, source), time_s, source, fast[1])
