@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+from functools import cache
 from typing import Any
 
 REASONS = "null_reasons"  # beside nulls that were NaN or ±inf: {field: "nan" | "+inf" | "-inf"}
@@ -30,6 +31,44 @@ def _hook(obj: Any) -> Any:
 
 def to_plain(obj: Any) -> Any:
     """``obj`` as JSON-ready builtins: dicts, lists, str, int, float, bool, None (never NaN or inf)."""
+    raw = _builtins(obj)
+    if raw is None:
+        return _walk(obj)
+    encoder, decoder = _codec()
+    return decoder.decode(encoder.encode(raw))  # tuples become lists, as JSON reads them back
+
+
+def dumps(obj: Any, indent: int | None = None) -> str:
+    """Strict JSON text of ``obj`` (non-finite numbers → null with a reason); ``indent`` as json.dumps."""
+    raw = _builtins(obj)
+    return json.dumps(_walk(obj) if raw is None else raw, indent=indent, allow_nan=False)
+
+
+def _builtins(obj: Any) -> Any:
+    """``obj`` as builtins by msgspec (in C), or None when it holds NaN/inf or keys msgspec refuses.
+
+    The common case costs two C passes; only a document with a non-finite number (or a None or
+    tuple key) takes the Python walk that writes the reasons.
+    """
+    import msgspec
+
+    try:
+        raw = msgspec.to_builtins(obj, enc_hook=_hook, str_keys=True)
+        json.dumps(raw, allow_nan=False)  # C: stops at the first NaN or inf
+    except (ValueError, TypeError):
+        return None
+    return raw
+
+
+@cache
+def _codec() -> tuple[Any, Any]:
+    import msgspec
+
+    return msgspec.json.Encoder(enc_hook=_hook), msgspec.json.Decoder()
+
+
+def _walk(obj: Any) -> Any:
+    """``to_plain`` in Python: non-finite floats become None, named under REASONS beside them."""
     if obj is None or type(obj) in (str, int, bool):
         return obj
     if isinstance(obj, float):
@@ -39,7 +78,7 @@ def to_plain(obj: Any) -> Any:
         reasons: dict[str, str] = {}
         for key, value in obj.items():
             name = _key(key)
-            out[name] = to_plain(value)
+            out[name] = _walk(value)
             if isinstance(value, float) and not math.isfinite(value):
                 reasons[name] = "nan" if math.isnan(value) else "+inf" if value > 0 else "-inf"
         if reasons:
@@ -47,13 +86,13 @@ def to_plain(obj: Any) -> Any:
             out[REASONS] = {**held, **reasons} if isinstance(held, dict) else reasons
         return out
     if isinstance(obj, list | tuple):
-        return [to_plain(v) for v in obj]
+        return [_walk(v) for v in obj]
     for base in (str, int):  # subclasses: enums by value, torch.__version__ (a str subclass)
         if isinstance(obj, base):
             return base(obj.value if hasattr(obj, "value") else obj)
     import msgspec  # dataclasses, Structs, numpy scalars and arrays: to builtins, then as above
 
-    return to_plain(msgspec.to_builtins(obj, enc_hook=_hook))
+    return _walk(msgspec.to_builtins(obj, enc_hook=_hook))
 
 
 def _key(key: Any) -> str:
@@ -65,8 +104,3 @@ def _key(key: Any) -> str:
     if isinstance(key, int | float):
         return json.dumps(key)
     return str(key)
-
-
-def dumps(obj: Any, indent: int | None = None) -> str:
-    """Strict JSON text of ``obj`` (non-finite numbers → null); ``indent`` as json.dumps."""
-    return json.dumps(to_plain(obj), indent=indent, allow_nan=False)
