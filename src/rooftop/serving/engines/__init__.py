@@ -180,8 +180,8 @@ def engine_map(name: str) -> EngineMap:
 def detect(snap: Snapshot) -> EngineMap:
     """The engine whose prefixes cover most of the snapshot's samples; TelemetryError when none does."""
     best, best_hits = None, 0
-    for m in engine_maps():
-        hits = sum(1 for s in snap.samples if s.name.startswith(m.prefixes))
+    for m in engine_maps():  # over the distinct names (cached per snapshot), not every sample
+        hits = sum(len(found) for name, found in snap.by_name.items() if name.startswith(m.prefixes))
         if hits > best_hits:
             best, best_hits = m, hits
     if best is None:
