@@ -9,6 +9,7 @@ every ``subprocess_every``-th case again in a fresh ``python -m rooftop``, and c
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import time
@@ -145,6 +146,7 @@ def _surface(
             kind, reason, outcome = run_case(case, folder, server)
             tally.counts[kind] += 1
             if kind != "ok":
+                _keep(name, i, kind, reason, outcome)
                 tally.examples.setdefault(kind, [])
                 if len(tally.examples[kind]) < 5:
                     tally.examples[kind].append(f"{' '.join(outcome.args)[:300]} -> {reason}")
@@ -167,6 +169,18 @@ def _surface(
         )
     tally.seconds = time.monotonic() - started
     return tally
+
+
+def _keep(surface: str, i: int, kind: str, reason: str, outcome: Outcome) -> None:
+    """With $ROOFTOP_FUZZ_KEEP set, write a non-ok input's argv, reason, stdout and stderr there."""
+    keep = os.environ.get("ROOFTOP_FUZZ_KEEP")
+    if not keep:
+        return
+    folder = Path(keep) / f"{surface}-{i}-{kind}"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "args.txt").write_text(" ".join(outcome.args) + "\n" + reason + "\n")
+    (folder / "stdout.txt").write_text(outcome.out[:2_000_000])
+    (folder / "stderr.txt").write_text(outcome.err[:200_000])
 
 
 def table(tallies: dict[str, Tally]) -> str:

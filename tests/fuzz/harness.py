@@ -213,8 +213,11 @@ def _json_docs(text: str) -> list[Any]:
         return []
     try:
         return [json.loads(text, parse_constant=_refuse)]
-    except ValueError:
-        return [json.loads(line, parse_constant=_refuse) for line in text.splitlines() if line.strip()]
+    except ValueError as whole:
+        try:
+            return [json.loads(line, parse_constant=_refuse) for line in text.splitlines() if line.strip()]
+        except ValueError:
+            raise whole from None  # not JSON lines either: the document's own error says more
 
 
 def _refuse(name: str) -> Any:
