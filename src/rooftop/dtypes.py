@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rooftop.errors import WorkloadError, did_you_mean
+from rooftop.errors import WorkloadError, did_you_mean, quoted
 
 
 @dataclass(frozen=True)
@@ -58,5 +58,5 @@ def dtype(name: str) -> DType:
     """Look a dtype up by name or alias; unknown names raise WorkloadError with suggestions."""
     key = ALIASES.get(name.lower(), name.lower())
     if key not in DTYPES:
-        raise WorkloadError(f"unknown dtype {name!r}{did_you_mean(key, [*DTYPES, *ALIASES])}")
+        raise WorkloadError(f"unknown dtype {quoted(name)}{did_you_mean(key, [*DTYPES, *ALIASES])}")
     return DTYPES[key]

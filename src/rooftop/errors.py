@@ -44,6 +44,11 @@ class ReportError(RooftopError):
     """A report, plot or comparison cannot be produced (unknown format, incomparable runs)."""
 
 
+def quoted(name: str, limit: int = 60) -> str:
+    """``repr(name)``, cut to ``limit`` characters with its length when longer: errors stay one short line."""
+    return repr(name) if len(name) <= limit else f"{name[:limit]!r}… ({len(name):,} characters)"
+
+
 def did_you_mean(name: str, choices: Iterable[str]) -> str:
     """Return ' (did you mean: a, b?)' for close matches of ``name``, or ''."""
     options = list(choices)

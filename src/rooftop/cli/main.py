@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from rooftop import __version__
-from rooftop.errors import RooftopError, did_you_mean
+from rooftop.errors import RooftopError, did_you_mean, quoted
 
 # command name -> "module:attribute"; a new command is one line here plus its own file.
 COMMANDS: dict[str, str] = {
@@ -54,7 +54,7 @@ class LazyGroup(click.Group):
     ) -> tuple[str | None, click.Command | None, list[str]]:
         name = args[0] if args else ""
         if name and not name.startswith("-") and name not in COMMANDS and not ctx.resilient_parsing:
-            raise click.UsageError(f"no such command {name!r}{did_you_mean(name, COMMANDS)}", ctx)
+            raise click.UsageError(f"no such command {quoted(name)}{did_you_mean(name, COMMANDS)}", ctx)
         return super().resolve_command(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:

@@ -28,7 +28,7 @@ import msgspec
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, RoofKind, Roofs
 from rooftop.core.safejson import read_toml
 from rooftop.core.schema import ShortText, convert
-from rooftop.errors import CatalogError, did_you_mean
+from rooftop.errors import CatalogError, did_you_mean, quoted
 from rooftop.units import GIB, GIGA, TERA
 
 # column -> compute roof dtype; all dense TFLOP/s (TOP/s for int8)
@@ -200,7 +200,7 @@ def get_entry(name: str, extra: str | Path | None = None) -> Entry:
     catalog = load_catalog(extra)
     key = name.strip().lower()
     if key not in catalog:
-        raise CatalogError(f"unknown hardware {name!r}{did_you_mean(key, catalog)}; see `rooftop hardware list`")
+        raise CatalogError(f"unknown hardware {quoted(name)}{did_you_mean(key, catalog)}; see `rooftop hardware list`")
     return catalog[key]
 
 

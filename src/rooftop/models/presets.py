@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rooftop.core.safejson import read_json
-from rooftop.errors import SpecError, did_you_mean
+from rooftop.errors import SpecError, did_you_mean, quoted
 from rooftop.models.config_schema import check_config
 from rooftop.models.hf_config import load_config_file, spec_from_config
 from rooftop.models.spec import ModelSpec
@@ -52,7 +52,7 @@ def load_preset(name: str) -> ModelSpec:
     names = preset_names()
     name = canonical_name(name) or name
     if name not in names:
-        raise SpecError(f"unknown model preset {name!r}{did_you_mean(name, names)}; see `rooftop models list`")
+        raise SpecError(f"unknown model preset {quoted(name)}{did_you_mean(name, names)}; see `rooftop models list`")
     text = resources.files("rooftop.models").joinpath(f"presets/{name}.json").read_text(encoding="utf-8")
     return spec_from_config(json.loads(text), name=name, where=f"preset {name}")
 
