@@ -92,3 +92,18 @@ def test_bad_artifacts(tmp_path, text, match):
 def test_missing_file(tmp_path):
     with pytest.raises(ArtifactError, match="cannot read"):
         artifact.load(tmp_path / "nope.json")
+
+
+def test_a_foreign_schema_is_named_in_a_short_line():
+    # the fuzz campaign's 26 "unclear" artifacts: a 500-character schema was echoed whole
+    import pytest
+
+    from rooftop.core.artifact import run_from_dict
+    from rooftop.errors import ArtifactError
+
+    with pytest.raises(ArtifactError) as long_name:
+        run_from_dict({"schema": "x" * 500}, "a.json")
+    assert str(long_name.value) == "a.json: not a rooftop.run/1 artifact (schema: '" + "x" * 60 + "'… (500 characters))"
+    with pytest.raises(ArtifactError) as a_list:
+        run_from_dict({"schema": list(range(1000))}, "a.json")
+    assert len(str(a_list.value)) < 120

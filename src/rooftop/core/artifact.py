@@ -21,7 +21,7 @@ from rooftop.core.roofs import ComputeRoof, MemoryRoof, RoofKind, Roofs
 from rooftop.core.safejson import read_json
 from rooftop.core.schema import convert
 from rooftop.core.totals import Totals
-from rooftop.errors import ArtifactError
+from rooftop.errors import ArtifactError, quoted
 
 SCHEMA = "rooftop.run/1"
 MAX_ARTIFACT_BYTES = 256 << 20
@@ -209,7 +209,8 @@ def run_from_dict(data: Any, where: str = "artifact") -> Run:
     """Read an artifact back; unknown schemas and missing keys raise ArtifactError."""
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         found = data.get("schema") if isinstance(data, dict) else type(data).__name__
-        raise ArtifactError(f"{where}: not a {SCHEMA} artifact (schema: {found!r})")
+        shown = quoted(found) if isinstance(found, str) else repr(found)[:60]
+        raise ArtifactError(f"{where}: not a {SCHEMA} artifact (schema: {shown})")
     convert(data, ArtifactDoc, f"{where}: malformed {SCHEMA} artifact", ArtifactError)
     check_sections(data, f"{where}: malformed {SCHEMA} artifact", ArtifactError)
     try:
