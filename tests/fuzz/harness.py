@@ -112,6 +112,9 @@ def _stdin(text: str) -> Any:
         sys.stdin = old
 
 
+MAX_STDOUT = 256 << 20
+
+
 def invoke_forked(args: list[str], timeout_s: float = 20.0) -> Outcome:
     """``rooftop ARGS`` in a fork of this process: as fast as in-process, but a hang is killed.
 
@@ -130,7 +133,9 @@ def invoke_forked(args: list[str], timeout_s: float = 20.0) -> Outcome:
         os.close(read_end)
         try:
             got = invoke(args, timeout_s * 4)
-            data = json.dumps([got.code, got.out[-1_000_000:], got.err[-100_000:]]).encode()
+            # stdout whole up to 256 MB: cut at 1 MB, an 8 MB `analyze --json` of 1-1000000 batches
+            # reached the classifier as the tail of a document and was counted "invalid JSON"
+            data = json.dumps([got.code, got.out[-MAX_STDOUT:], got.err[-100_000:]]).encode()
             view = memoryview(data)
             while view:
                 view = view[os.write(write_end, view) :]

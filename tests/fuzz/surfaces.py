@@ -407,7 +407,9 @@ def artifact_case(draw: Any) -> Case:
 
 OUTPUT_PATHS = ["{dir}/missing/x.{ext}", "/dev/full", "/proc/rooftop-fuzz.{ext}", "{dir}", "{dir}/file/x.{ext}",
                 "{dir}/" + "a" * 300 + ".{ext}", "{dir}/x.bmpx", "{dir}/ok.{ext}", "", "{dir}/x.{ext}.tmp",
-                "{dir}/sub/../ok2.{ext}"]  # fmt: skip
+                "{dir}/sub/../ok2.{ext}", "{dir}/{name}.{ext}", "{dir}/{name}/x.{ext}", "{dir}/{name}"]  # fmt: skip
+# file names as users and scripts make them: spaces, quotes, $, unicode, newlines (never / or NUL)
+NAMES = st.text(st.characters(blacklist_characters="/\x00", blacklist_categories=("Cs",)), min_size=1, max_size=30)
 
 
 @st.composite
@@ -420,6 +422,8 @@ def output_case(draw: Any) -> Case:
     outputs = []
     for flag in chosen:
         path = draw(st.sampled_from(OUTPUT_PATHS)).replace("{ext}", flags[flag])
+        if "{name}" in path:
+            path = path.replace("{name}", draw(NAMES).replace("{", "(").replace("}", ")"))
         if flag == "--plot" and draw(st.integers(0, 3)):
             path = path.replace(".png", ".svg")
         args += [flag, path]

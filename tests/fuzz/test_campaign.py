@@ -28,3 +28,15 @@ def test_bounded_campaign(surface: str) -> None:
     bad = {c: tally.counts.get(c, 0) for c in ("crash", "hang", "wrong")}
     assert tally.tried == PER_SURFACE[surface]
     assert bad == {"crash": 0, "hang": 0, "wrong": 0}, table(tallies) + "\n" + details(tallies)
+
+
+@pytest.mark.fuzz
+def test_a_large_output_reaches_the_classifier_whole() -> None:
+    # the long campaign's 2 "wrong" flags inputs were its own doing: the forked child cut stdout to
+    # its last 1 MB, so an 8.3 MB `analyze --json` (batches and contexts 1-1000000) arrived as the tail
+    # of a document. The whole document comes back now and is valid JSON.
+    from tests.fuzz.harness import classify, invoke_forked
+
+    args = ["analyze", "--model", "gpt2", "--phase", "decode", "-b", "1-1000000", "-c", "1-1000000", "--json"]
+    outcome = invoke_forked(args, 120)
+    assert len(outcome.out) > 8_000_000 and classify(outcome) == ("ok", "")
