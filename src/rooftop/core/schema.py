@@ -62,9 +62,11 @@ def _what(message: str, value: Any) -> str:
     """msgspec's 'Expected `int` >= 1, got `float`' in plain words."""
     if isinstance(value, float) and not math.isfinite(value):
         return "not a finite number"
+    if message.startswith("Invalid enum value"):  # msgspec repeats the whole value; the line shows it cut
+        return "not one of the allowed values"
     match = _TYPE.match(message)
     if not match:
-        return message.replace("`", "'")
+        return _cut(message.replace("`", "'"))
     want, rest, got = match["want"], match["rest"].strip(), match["got"]
     if got:
         wanted = " or ".join(_WORDS.get(w, w) for w in want.split(" | ") if w != "null")
@@ -80,7 +82,12 @@ def _what(message: str, value: Any) -> str:
         if length[1] == "<=":
             return f"too long (at most {count:,} {unit})"
         return "must not be empty" if count == 1 else f"too short (at least {count:,} {unit})"
-    return message.replace("`", "'")
+    return _cut(message.replace("`", "'"))
+
+
+def _cut(text: str, limit: int = 120) -> str:
+    """An error's words, never a screenful: msgspec may quote the offending input in its message."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def describe(exc: msgspec.ValidationError, data: Any, where: str) -> str:
