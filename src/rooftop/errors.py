@@ -44,6 +44,11 @@ class ReportError(RooftopError):
     """A report, plot or comparison cannot be produced (unknown format, incomparable runs)."""
 
 
+def one_line(text: str) -> str:
+    """``text`` as one printable line: control characters (a newline in a file name) as escapes."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def quoted(name: str, limit: int = 60) -> str:
     """``repr(name)``, cut to ``limit`` characters with its length when longer: errors stay one short line."""
     return repr(name) if len(name) <= limit else f"{name[:limit]!r}… ({len(name):,} characters)"

@@ -57,3 +57,11 @@ def test_context_beyond_maximum_is_a_warning():
     p = run_cli("analyze", "-m", "llama-2-7b", "--phase", "decode", "-b", "1", "-c", "8192")
     assert p.returncode == 0
     assert "warning: context 8193 exceeds llama-2-7b's max_position_embeddings (4096)" in p.stderr
+
+
+def test_an_error_naming_an_odd_path_stays_one_line(tmp_path):
+    # the campaign's output paths with a newline, form feed or NEL in a folder name printed 3 lines
+    bad = tmp_path / "a\nb\x0cc\x85d" / "r.html"
+    p = run_cli("analyze", "--report", str(bad))
+    assert p.returncode == 2 and p.stderr.count("\n") == 1
+    assert "a\\nb\\x0cc\\x85d" in p.stderr and "does not exist" in p.stderr

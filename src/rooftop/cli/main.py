@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from rooftop import __version__
-from rooftop.errors import RooftopError, did_you_mean, quoted
+from rooftop.errors import RooftopError, did_you_mean, one_line, quoted
 
 # command name -> "module:attribute"; a new command is one line here plus its own file.
 COMMANDS: dict[str, str] = {
@@ -66,7 +66,7 @@ class LazyGroup(click.Group):
         except RooftopError as exc:
             if os.environ.get("ROOFTOP_DEBUG"):
                 raise
-            click.echo(f"rooftop: error: {exc}", err=True)
+            click.echo(f"rooftop: error: {one_line(str(exc))}", err=True)
             ctx.exit(exc.exit_code)
         except KeyboardInterrupt:
             click.echo("rooftop: interrupted", err=True)
@@ -81,7 +81,7 @@ def _show_warning(
     file: Any = None,
     line: str | None = None,
 ) -> None:
-    click.echo(f"rooftop: warning: {message}", err=True)
+    click.echo(f"rooftop: warning: {one_line(str(message))}", err=True)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -121,12 +121,12 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(code)
     except click.UsageError as exc:
         where = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx else ""
-        click.echo(f"rooftop: error: {exc.format_message()}{where}", err=True)
+        click.echo(f"rooftop: error: {one_line(exc.format_message())}{where}", err=True)
         sys.exit(2)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
-        click.echo(f"rooftop: error: {exc.format_message()}", err=True)
+        click.echo(f"rooftop: error: {one_line(exc.format_message())}", err=True)
         sys.exit(exc.exit_code)
     except (click.Abort, KeyboardInterrupt):
         click.echo("rooftop: interrupted", err=True)
