@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
 
-from rooftop.errors import TelemetryError
+from rooftop.errors import TelemetryError, one_line
 
 Labels = tuple[tuple[str, str], ...]
 ENGINE_NAME_REGEX = "(vllm|sglang|llamacpp|trtllm):.*|tgi_.*|nv_inference_.*|nv_trt_llm_.*|trtllm_.*"
@@ -87,7 +87,7 @@ def parse(text: str, time_s: float, source: str = "", families: frozenset[str] |
         new = tuple.__new__  # Sample(*row) without NamedTuple's Python-level __new__: rows are 3-tuples
         rows: list[Sample] = [new(Sample, row) for row in fast[0]]
         if not all(0.0 <= r.value < math.inf for r in rows):  # the same checks as the parser's path
-            rows = [r for r in map(lambda r: checked(r, source), rows) if r is not None]
+            rows = [kept for r in rows if (kept := checked(r, source)) is not None]
         return Snapshot(unique(rows, source), time_s, source, fast[1])
     from prometheus_client.parser import text_string_to_metric_families
 
@@ -103,7 +103,7 @@ def parse(text: str, time_s: float, source: str = "", families: frozenset[str] |
                 if sample is not None:
                     samples.append(sample)
     except (ValueError, TypeError, IndexError, KeyError) as exc:
-        where, what = _bad_line(text), printable(str(exc)[:120])
+        where, what = _bad_line(text), one_line(str(exc)[:120])
         detail = f"{where}: {what}" if what and where else where or what or type(exc).__name__
         raise TelemetryError(f"{source or 'exposition'}: not Prometheus text format ({detail})") from exc
     if not samples and text.strip() and not all(ln.startswith("#") for ln in text.strip().splitlines()):
@@ -120,18 +120,13 @@ def _bad_line(text: str, max_lines: int = 20000) -> str:
             for _ in text_string_to_metric_families(line + "\n"):
                 pass
         except (ValueError, TypeError, IndexError, KeyError):
-            return f"line {i}: {printable(repr(line[:60]))}"
+            return f"line {i}: {one_line(repr(line[:60]))}"
     return ""
-
-
-def printable(text: str) -> str:
-    """``text`` on one line: control characters (a stray \\r from a corrupt file) as escapes."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _series(sample: Sample) -> str:
     labels = ",".join(f'{k}="{v[:40]}"' for k, v in sample.labels)
-    return printable(f"{sample.name[:80]}{{{labels[:160]}}}" if labels else sample.name[:80])
+    return one_line(f"{sample.name[:80]}{{{labels[:160]}}}" if labels else sample.name[:80])
 
 
 def checked(sample: Sample, source: str) -> Sample | None:

@@ -15,8 +15,8 @@ from typing import Any, Literal
 
 import msgspec
 
-from rooftop.errors import TelemetryError
-from rooftop.serving.exposition import ENGINE_NAME_REGEX, Sample, Snapshot, checked, parse, printable, unique
+from rooftop.errors import TelemetryError, one_line
+from rooftop.serving.exposition import ENGINE_NAME_REGEX, Sample, Snapshot, checked, parse, unique
 
 __all__ = ["ENGINE_NAME_REGEX", "fetch", "metrics_url", "prometheus_instant", "prometheus_range", "read_file"]
 
@@ -167,7 +167,7 @@ def _get(url: str, timeout_s: float, params: dict[str, Any] | None = None) -> st
         raise
     except (OSError, http.client.HTTPException) as exc:
         conn.close()
-        raise TelemetryError(f"{url}: unreachable ({type(exc).__name__}: {printable(str(exc)[:200])})") from None
+        raise TelemetryError(f"{url}: unreachable ({type(exc).__name__}: {one_line(str(exc)[:200])})") from None
     return body.decode("utf-8", "replace")
 
 
