@@ -63,7 +63,8 @@ def test_table_shows_sources_and_failures() -> None:
 def test_run_prints_one_json_line_per_window_and_events(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
     # polls at t = 0, 2, 4: the third shows lower counters (an engine restart)
     fetch = scripted([vllm_text(100, 50), vllm_text(300, 150), vllm_text(20, 10)], [0.0, 2.0, 4.0])
-    loop = WatchLoop(["e"], fetch, None, None, str(tmp_path / "w.jsonl"), None, as_json=True)
+    out = tmp_path / "run.json"
+    loop = WatchLoop(["e"], fetch, None, None, str(tmp_path / "w.jsonl"), None, as_json=True, output=str(out))
     loop.run(0.0, 3)
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     windows = [x for x in lines if "rates" in x]
@@ -72,9 +73,17 @@ def test_run_prints_one_json_line_per_window_and_events(tmp_path, capsys: pytest
     assert windows[1]["reset"] and windows[1]["rates"]["prompt_tokens_per_s"] == 10.0  # 20 since restart / 2 s
     assert [e["event"] for e in events] == ["reset"]
     assert len(loop.results) == 2
-    out = tmp_path / "run.json"
-    loop.close(str(out))
+    loop.close()
     assert json.loads(out.read_text())["schema"] == "rooftop.run/1"
+
+
+def test_without_an_artifact_no_window_is_kept(capsys: pytest.CaptureFixture[str]) -> None:
+    # a watch without -o runs for days: 100 endpoints at 1 Hz kept 8.6 million Results a day
+    fetch = scripted([vllm_text(100, 50), vllm_text(300, 150), vllm_text(500, 250)], [0.0, 2.0, 4.0])
+    loop = WatchLoop(["e"], fetch, None, None, None, None, as_json=True)
+    loop.run(0.0, 3)
+    assert len(capsys.readouterr().out.splitlines()) == 2 and loop.results == []
+    loop.close()
 
 
 def test_run_plain_lines_and_errors_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
@@ -107,8 +116,19 @@ def test_exporter_serves_up_and_down(capsys: pytest.CaptureFixture[str]) -> None
         loop.run(0.0, 2)
         text = httpx.get(f"http://127.0.0.1:{loop.exporter.port}/metrics", timeout=5).text
     finally:
-        loop.close(None)
+        loop.close()
     assert 'rooftop_up{phase="",quantile="",source="e"} 1.0' in text
     assert 'rooftop_up{phase="",quantile="",source="down"} 0.0' in text
     assert 'rooftop_tokens_per_second{phase="prefill",quantile="",source="e"} 100.0' in text
     assert "exporting rooftop_* gauges" in capsys.readouterr().err
+
+
+def test_the_loop_collects_less_often_and_restores_the_threshold() -> None:
+    import gc
+
+    from rooftop.cli.watch_loop import fewer_collections
+
+    before = gc.get_threshold()
+    with fewer_collections(12_345):
+        assert gc.get_threshold() == (12_345, *before[1:])
+    assert gc.get_threshold() == before

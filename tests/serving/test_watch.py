@@ -40,13 +40,13 @@ def test_increase_with_reset() -> None:
 
 def test_histogram_quantiles_by_hand() -> None:
     # 10 observations: 4 ≤ 0.1, 9 ≤ 0.5, 10 ≤ +Inf
-    h = Histogram(((0.1, 4), (0.5, 9), (float("inf"), 10)), 2.0, 10)
+    h = Histogram.of(((0.1, 4), (0.5, 9), (float("inf"), 10)), 2.0, 10)
     assert h.quantile(0.2) == pytest.approx(0.05)  # rank 2 of 4 in [0, 0.1]
     assert h.quantile(0.5) == pytest.approx(0.1 + 0.4 * (5 - 4) / 5)  # rank 5 in (0.1, 0.5]: 0.18
     assert h.quantile(0.99) == 0.5  # +Inf bucket answers the last finite edge
-    older = Histogram(((0.1, 1), (0.5, 2), (float("inf"), 2)), 0.5, 2)
-    assert h.minus(older) == Histogram(((0.1, 3), (0.5, 7), (float("inf"), 8)), 1.5, 8)
-    assert h.minus(Histogram(((0.1, 50), (0.5, 50), (float("inf"), 50)), 9, 50)) is h  # restart: whole
+    older = Histogram.of(((0.1, 1), (0.5, 2), (float("inf"), 2)), 0.5, 2)
+    assert h.minus(older) == Histogram.of(((0.1, 3), (0.5, 7), (float("inf"), 8)), 1.5, 8)
+    assert h.minus(Histogram.of(((0.1, 50), (0.5, 50), (float("inf"), 50)), 9, 50)) is h  # restart: whole
 
 
 def test_watch_windows_rates_and_resume(tmp_path) -> None:
@@ -136,4 +136,4 @@ def test_up_and_staleness_as_prometheus(tmp_path) -> None:
         assert 'source="a"' in exported.split("rooftop_tokens_per_second")[-1]
         assert not any('source="b"' in ln for ln in exported.splitlines() if not ln.startswith("rooftop_up"))
     finally:
-        loop.close(None)
+        loop.close()

@@ -103,7 +103,7 @@ def watch(
     from rooftop.cli.watch_loop import WatchLoop
 
     fetcher = _fetcher(prometheus, selector, timeout)
-    loop = WatchLoop(names, fetcher, live, engine, log_path, export_addr, as_json, model_label)
+    loop = WatchLoop(names, fetcher, live, engine, log_path, export_addr, as_json, model_label, output)
     if not prometheus:
         from rooftop.serving.watch import file_or_url
 
@@ -114,7 +114,7 @@ def watch(
         else:
             loop.run(interval, count)
     finally:
-        loop.close(output)
+        loop.close()
 
 
 def _range(

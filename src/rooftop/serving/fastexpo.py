@@ -53,8 +53,9 @@ def _in_family(name: str, family: str) -> bool:
 
 
 Head = tuple[str, Labels | None, str, str]  # (name as shown, "" to drop; labels; family after; untyped name or "")
-_HEADS: dict[tuple[str, str, str], Head] = {}  # (family, its type, line less its value) -> Head
+_HEADS: dict[tuple[str, str], dict[str, Head]] = {}  # (family, its type) -> {line less its value: Head}
 MAX_HEADS = 200_000
+_stored = [0]  # heads memoised so far (bounded: a hostile page cannot grow the memo without end)
 
 
 def _head(family: str, kind: str, name: str, raw: str | None) -> Head:
@@ -66,6 +67,14 @@ def _head(family: str, kind: str, name: str, raw: str | None) -> Head:
         name += "_total"  # as prometheus_client names a counter's sample
     shown = "" if name.endswith("_created") else name
     return shown, labels(raw) if raw else (), family, name if untyped else ""
+
+
+def _heads(family: str, kind: str) -> dict[str, Head]:
+    """The memo of the lines under ``family``: one per family, so a line's key is its text, not a tuple."""
+    heads = _HEADS.get((family, kind))
+    if heads is None:
+        heads = _HEADS[(family, kind)] = {}
+    return heads
 
 
 def parse_fast(
@@ -84,7 +93,9 @@ def parse_fast(
     types: dict[str, str] = {}
     match = LINE.fullmatch
     family = kind = ""
+    heads = _heads(family, kind)
     skip = False  # the samples of the current family are not wanted
+    room = MAX_HEADS - _stored[0]
     for line in text.splitlines():
         if not line or line[0] == "#":
             if line.startswith("# TYPE"):
@@ -93,13 +104,13 @@ def parse_fast(
                     return None
                 family, kind = typed
                 types[family] = kind
+                heads = _heads(family, kind)
                 skip = families is not None and family not in families
             elif line.startswith("# EOF"):
                 return None
             continue
         before, _, value_text = line.rpartition(" ")
-        key = (family, kind, before)
-        head = _HEADS.get(key)
+        head = heads.get(before)
         if head is None:
             m = match(line)
             if m is None:
@@ -108,14 +119,17 @@ def parse_fast(
             head = _head(family, kind, name, raw)
             if matched_value != value_text:  # a timestamp follows the value: not memoised
                 value_text = matched_value
-            elif len(_HEADS) < MAX_HEADS:
-                _HEADS[key] = head
-        shown, lab, family, untyped = head
-        if skip and family:
+            elif room > 0:
+                heads[before], room = head, room - 1
+                _stored[0] = MAX_HEADS - room
+        shown, lab, after, untyped = head
+        if skip and after:
             continue
         if untyped:
             types.setdefault(untyped, "unknown")
-            kind = ""  # as family: what follows an untyped line is untyped
+            if family:  # as family: what follows an untyped line is untyped
+                family = kind = ""
+                heads = _heads(family, kind)
         if lab is None:
             return None
         if not shown:

@@ -8,20 +8,37 @@ with the upper edge of the last finite bucket. The error is therefore at most on
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import sub
 
 from rooftop.serving.exposition import Snapshot
 
 
 @dataclass(frozen=True)
 class Histogram:
-    """Cumulative buckets (upper edge, count), with the observations' sum and count."""
+    """Cumulative buckets (upper edges, counts), with the observations' sum and count.
 
-    buckets: tuple[tuple[float, float], ...]
+    Edges and counts are two tuples, not pairs: a window subtracts ten histograms per source per
+    poll, and two flat tuples compare and subtract in C.
+    """
+
+    edges: tuple[float, ...]
+    counts: tuple[float, ...]
     sum: float
     count: float
+
+    @classmethod
+    def of(cls, buckets: Iterable[tuple[float, float]], total: float, count: float) -> Histogram:
+        """From (upper edge, cumulative count) pairs."""
+        pairs = tuple(buckets)
+        return cls(tuple(e for e, _ in pairs), tuple(c for _, c in pairs), total, count)
+
+    @property
+    def buckets(self) -> tuple[tuple[float, float], ...]:
+        """(upper edge, cumulative count) pairs."""
+        return tuple(zip(self.edges, self.counts))
 
     @property
     def mean(self) -> float:
@@ -32,14 +49,14 @@ class Histogram:
         """The q-quantile (0 ≤ q ≤ 1) by linear interpolation within buckets; NaN when empty."""
         if not 0.0 <= q <= 1.0:
             raise ValueError(f"quantile {q} outside [0, 1]")
-        if self.count <= 0 or not self.buckets:
+        if self.count <= 0 or not self.counts:
             return float("nan")
-        total = self.buckets[-1][1]
+        total = self.counts[-1]
         if total <= 0:
             return float("nan")
         rank = q * total
         lower_edge, lower_count = 0.0, 0.0
-        for edge, cumulative in self.buckets:
+        for edge, cumulative in zip(self.edges, self.counts):
             if cumulative >= rank:
                 if math.isinf(edge):
                     return lower_edge
@@ -51,17 +68,10 @@ class Histogram:
 
     def minus(self, older: Histogram) -> Histogram:
         """Observations made since ``older`` (same bucket edges); an engine restart returns self."""
-        pairs = list(zip(self.buckets, older.buckets))
-        if (
-            self.count < older.count
-            or len(self.buckets) != len(older.buckets)
-            or any(a != b for (a, _), (b, _) in pairs)
-        ):
+        if self.count < older.count or self.edges != older.edges:
             return self
         return Histogram(
-            tuple((edge, c - before) for (edge, c), (_, before) in pairs),
-            self.sum - older.sum,
-            self.count - older.count,
+            self.edges, tuple(map(sub, self.counts, older.counts)), self.sum - older.sum, self.count - older.count
         )
 
     def quantiles(self, qs: tuple[float, ...] = (0.5, 0.9, 0.99)) -> dict[str, float]:
@@ -70,9 +80,18 @@ class Histogram:
 
 
 @lru_cache(maxsize=4096)
-def _edge(le: str) -> float:
-    """A bucket's upper edge; the same few strings recur on every scrape."""
-    return float(le)
+def _edge(labels: tuple[tuple[str, str], ...]) -> float | None:
+    """A bucket's upper edge from its labels (None when ``le`` is absent or not a number).
+
+    The same few label sets recur on every scrape: one cached lookup, not a scan and a float().
+    """
+    for key, value in labels:
+        if key == "le":
+            try:
+                return float(value)
+            except ValueError:
+                return None
+    return None
 
 
 def from_snapshot(snap: Snapshot, name: str, match: Mapping[str, str] | None = None) -> Histogram | None:
@@ -82,13 +101,13 @@ def from_snapshot(snap: Snapshot, name: str, match: Mapping[str, str] | None = N
     for s in snap.by_name.get(f"{name}_bucket", ()):  # the loop of Snapshot.series, inlined: 10 per scrape
         if wanted and not all(pair in s.labels for pair in wanted):
             continue
-        try:
-            edge = _edge(s.label("le"))
-        except ValueError:
+        edge = _edge(s.labels)
+        if edge is None:
             continue
         by_edge[edge] = by_edge.get(edge, 0.0) + s.value
     count = snap.total(f"{name}_count", match)
     if not by_edge or count is None:
         return None
     total = snap.total(f"{name}_sum", match) or 0.0
-    return Histogram(tuple(sorted(by_edge.items())), total, count)
+    edges = sorted(by_edge)
+    return Histogram(tuple(edges), tuple(by_edge[e] for e in edges), total, count)

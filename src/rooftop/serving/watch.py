@@ -51,7 +51,7 @@ class Observation:
             "request_models": list(self.models),
             "scalars": self.scalars,
             "hist": {
-                k: {"sum": h.sum, "count": h.count, "buckets": [[_edge(e), c] for e, c in h.buckets]}
+                k: {"sum": h.sum, "count": h.count, "buckets": [[_edge(e), c] for e, c in zip(h.edges, h.counts)]}
                 for k, h in self.histograms.items()
             },
         }
@@ -60,7 +60,7 @@ class Observation:
     def from_json(cls, d: Any) -> Observation:
         """Inverse of to_json; a record of another shape raises msgspec.ValidationError or ValueError."""
         rec = msgspec.convert(d, _Logged)
-        hist = {k: Histogram(tuple((float(e), c) for e, c in v.buckets), v.sum, v.count) for k, v in rec.hist.items()}
+        hist = {k: Histogram.of(((float(e), c) for e, c in v.buckets), v.sum, v.count) for k, v in rec.hist.items()}
         scalars = {k: v for k, v in rec.scalars.items() if v is not None}  # NaN was logged as null
         return cls(rec.source, rec.t, rec.engine, scalars, hist, tuple(rec.renamed), tuple(rec.request_models))
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import tomllib
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from typing import Any
 
@@ -102,7 +102,11 @@ class EngineMap:
 
     def kind(self, key: str) -> str:
         """Counter | gauge | histogram of a canonical key ('' when unknown)."""
-        return next((m.kind for m in self.metrics if m.key == key), "")
+        return self._kinds.get(key, "")
+
+    @cached_property
+    def _kinds(self) -> dict[str, str]:
+        return {m.key: m.kind for m in reversed(self.metrics)}  # reversed: the first spec of a key wins
 
     def deprecated_in_use(self, snap: Snapshot) -> list[str]:
         """'old → new (deprecated in X)' for every renamed metric the engine still exposes."""
