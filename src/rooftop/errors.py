@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 
@@ -58,5 +57,7 @@ def did_you_mean(name: str, choices: Iterable[str]) -> str:
     """Return ' (did you mean: a, b?)' for close matches of ``name``, or ''."""
     options = list(choices)
     contains = [c for c in options if name and name.lower() in c.lower()]
+    import difflib  # only when a name is wrong
+
     close = (contains + [c for c in difflib.get_close_matches(name, options, n=3, cutoff=0.5) if c not in contains])[:3]
     return f" (did you mean: {', '.join(close)}?)" if close else ""

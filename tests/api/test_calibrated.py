@@ -5,7 +5,7 @@ import re
 import pytest
 
 from rooftop.api import calibrated
-from rooftop.api.analyze import analyze
+from rooftop.api.analysis import analyze
 from rooftop.core.points import Phase
 from rooftop.core.workload import Workload
 from rooftop.errors import MeasurementError

@@ -1,7 +1,7 @@
 import pytest
 
 from rooftop.analytic.speculative import Drafter
-from rooftop.api.analyze import analyze
+from rooftop.api.analysis import analyze
 from rooftop.api.whatif import Options, analyze_what_if, attach, gain, what_if
 from rooftop.core.points import Phase
 from rooftop.core.slo import SLO

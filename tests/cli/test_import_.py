@@ -148,6 +148,6 @@ def test_json_import_starts_without_rich_or_the_analytic_engine() -> None:
 
 def test_api_analyze_default_matches_the_analytic_one() -> None:
     from rooftop.analytic.memory import DEFAULT_MEMORY_UTILIZATION as analytic
-    from rooftop.api.analyze import DEFAULT_MEMORY_UTILIZATION as api
+    from rooftop.api.analysis import DEFAULT_MEMORY_UTILIZATION as api
 
     assert api == analytic == 0.9

@@ -46,3 +46,30 @@ def test_cli_reference_is_current():
 
     p = subprocess.run([sys.executable, str(REPO / "scripts" / "gen_cli_docs.py"), "--check"], capture_output=True)
     assert p.returncode == 0, "docs/cli.md is stale: run `python scripts/gen_cli_docs.py`"
+
+
+@pytest.mark.parametrize(("name", "threads"), [("import", "1"), ("watch", "1"), ("roofs", None), ("profile", None)])
+def test_only_measuring_commands_start_a_blas_thread_pool(name, threads, monkeypatch):
+    # numpy's OpenBLAS spins one thread per core from import: 100 ms of CPU a command that does no
+    # linear algebra pays for nothing; `roofs` and `profile` measure with every thread
+    import os
+
+    import click
+
+    from rooftop.cli.main import cli
+
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    cli.get_command(click.Context(cli), name)
+    assert os.environ.get("OPENBLAS_NUM_THREADS") == threads
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "8")  # the user's choice stands
+    cli.get_command(click.Context(cli), name)
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "8"
+
+
+def test_the_entry_point_imports_no_numpy_before_the_command_is_chosen():
+    import subprocess
+    import sys
+
+    code = "import sys, rooftop.cli.main; print('numpy' in sys.modules)"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={"PYTHONPATH": str(REPO / "src")})
+    assert p.stdout.strip() == "False"  # else OPENBLAS_NUM_THREADS would come too late

@@ -107,3 +107,20 @@ def test_a_foreign_schema_is_named_in_a_short_line():
     with pytest.raises(ArtifactError) as a_list:
         run_from_dict({"schema": list(range(1000))}, "a.json")
     assert len(str(a_list.value)) < 120
+
+
+def test_the_platform_is_platform_platform_without_a_subprocess(monkeypatch) -> None:
+    import platform
+    import subprocess
+
+    from rooftop.core.artifact import host_platform
+
+    expected = platform.platform()
+
+    def refuse(*_a, **_k):
+        raise AssertionError("host_platform ran a subprocess (uname -p)")
+
+    monkeypatch.setattr(subprocess, "check_output", refuse)
+    monkeypatch.setattr(subprocess, "run", refuse)
+    platform._uname_cache = None  # type: ignore[attr-defined]
+    assert host_platform() == expected

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rooftop.core.enums import Bound, Severity
 from rooftop.core.jsonenc import dumps, to_plain
@@ -53,6 +55,20 @@ def test_the_layout_is_json_dumps_byte_for_byte(doc: object) -> None:
     # artifacts written before this encoder (json.dumps(indent=1)) keep their bytes
     assert dumps(doc, indent=1) == json.dumps(doc, indent=1, allow_nan=False)
     assert dumps(doc) == json.dumps(doc, allow_nan=False)
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON, st.integers(0, 4))
+def test_any_document_is_laid_out_as_json_dumps(doc: object, indent: int) -> None:
+    # the indented text comes from msgspec's formatter over json.dumps' compact text (in C)
+    assert dumps(doc, indent=indent) == json.dumps(doc, indent=indent)
 
 
 class Version(str):

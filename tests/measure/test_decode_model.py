@@ -5,7 +5,7 @@ from dataclasses import asdict
 
 import pytest
 
-from rooftop.api.analyze import analyze_one
+from rooftop.api.analysis import analyze_one
 from rooftop.core.points import Phase
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, Roofs
 from rooftop.core.workload import Workload

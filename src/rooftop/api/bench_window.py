@@ -111,7 +111,7 @@ def _analytic(live: LiveModel | None, acc: dict[str, Any] | None) -> tuple[Resul
     """The analytic points at the window's mean shapes: prefill of the mean prompt, decode of the batch."""
     if live is None or not acc:
         return ()
-    from rooftop.api.analyze import analyze_one
+    from rooftop.api.analysis import analyze_one
 
     prompt = max(1, round(acc["mean_prompt_tokens"]))
     context = max(1, round(acc["mean_prompt_tokens"] + max(0.0, acc["mean_output_tokens"] - 2.0) / 2.0))

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from rooftop.api.analyze import analyze
+from rooftop.api.analysis import analyze
 from rooftop.core.artifact import Result, Run
 from rooftop.core.points import Phase
 from rooftop.core.roofs import Roofs

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from rooftop.analytic.memory import DEFAULT_MEMORY_UTILIZATION
-from rooftop.api.analyze import device_roofs, model_spec
+from rooftop.api.analysis import device_roofs, model_spec
 from rooftop.core.artifact import Run
 from rooftop.core.points import Phase
 from rooftop.core.roofs import Roofs
@@ -61,8 +61,8 @@ def analyze(
     Other keyword arguments are Workload fields: weight_dtype, kv_dtype, act_dtype, compute_dtype,
     tp, attention ('flash' or 'materialized'), causal, cached_prefix, quant_group_size.
     """
-    from rooftop.api.analyze import analyze as run_analysis
-    from rooftop.api.analyze import workloads_for
+    from rooftop.api.analysis import analyze as run_analysis
+    from rooftop.api.analysis import workloads_for
 
     if phase not in ("prefill", "decode", "both"):
         raise WorkloadError(f"phase must be prefill, decode or both, not {phase!r}")

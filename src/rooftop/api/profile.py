@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rooftop.analytic.memory import budget
-from rooftop.api.analyze import analyze_one
+from rooftop.api.analysis import analyze_one
 from rooftop.core.artifact import Result, Run
 from rooftop.core.enums import Bound
 from rooftop.core.points import Phase, RooflinePoint

@@ -16,7 +16,7 @@ import numpy as np
 from rooftop.analytic.memory import DEFAULT_MEMORY_UTILIZATION
 from rooftop.analytic.summary import totals_at
 from rooftop.analytic.sweep import BOUND_CODES, SweepGrid, sweep_grid
-from rooftop.api.analyze import check_context
+from rooftop.api.analysis import check_context
 from rooftop.core.artifact import Result, Run
 from rooftop.core.enums import Bound
 from rooftop.core.points import Phase, RooflinePoint, Source

@@ -20,7 +20,7 @@ from rooftop.analytic.expert_parallel import PRESETS, ExpertParallel, a2a_time_s
 from rooftop.analytic.expert_parallel import weights_bytes_per_gpu as ep_weights
 from rooftop.analytic.pipeline import plan
 from rooftop.analytic.speculative import ridge_new_tokens, ridge_table, speculate
-from rooftop.api.analyze import analyze_one, check_context
+from rooftop.api.analysis import analyze_one, check_context
 from rooftop.api.whatif import Options, with_what_if
 from rooftop.api.whatif_levers import decode_of, prefill_of
 from rooftop.core.artifact import Run

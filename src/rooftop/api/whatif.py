@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from rooftop.api.analyze import analyze
+from rooftop.api.analysis import analyze
 from rooftop.api.whatif_levers import (
     Context,
     Options,

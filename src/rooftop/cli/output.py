@@ -22,7 +22,7 @@ from rooftop.core import artifact
 from rooftop.core.artifact import Run
 from rooftop.core.atomic import write_atomic
 from rooftop.errors import ReportError
-from rooftop.report.plot import PLOT_SUFFIXES
+from rooftop.report import PLOT_SUFFIXES
 
 if TYPE_CHECKING:  # rich loads only when tables are drawn (a --json run never pays for it)
     from rich.console import Console

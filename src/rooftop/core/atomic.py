@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -46,6 +45,8 @@ def check_target(path: str | Path, error: type[RooftopError], suffixes: tuple[st
     folder = p.parent
     if not folder.is_dir():
         raise error(f"{p}: folder {folder} does not exist")
+    import tempfile  # 3 ms of start-up for commands that write no file
+
     try:
         fd, probe = tempfile.mkstemp(prefix=f".{p.name[:40]}.", suffix=".probe", dir=folder)
     except OSError as exc:
@@ -63,6 +64,8 @@ def atomic_path(path: str | Path, error: type[RooftopError]) -> Iterator[Path]:
     For writers that want a file name (``savefig``, ``gzip.open``); the caller writes to the
     yielded path. An ``OSError`` inside becomes one line of ``error``.
     """
+    import tempfile
+
     target = check_target(path, error)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:40]}.", suffix=".tmp", dir=target.parent)
     os.close(fd)

@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rooftop.core.artifact import host_platform
+
 INTERESTING_FLAGS = ("avx", "avx2", "fma", "f16c", "avx512f", "avx512_bf16", "avx512_fp16", "amx_bf16", "amx_tile")
 
 
@@ -151,7 +153,7 @@ def identity(device: str, threads: int, backend: str) -> dict[str, Any]:
         "device": device,
         "backend": backend,
         "host": platform.node(),
-        "platform": platform.platform(),
+        "platform": host_platform(),
         "requested_threads": threads,
         **cpu_identity(),
         "other_processes_cpu_share": contention(),

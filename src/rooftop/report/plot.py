@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from rooftop.core.artifact import Run
 from rooftop.core.atomic import write_atomic
 from rooftop.errors import ReportError
+from rooftop.report import FORMATS
 from rooftop.report.chart import (
     RESULT_COLOURS,
     ROOF_DASH,
@@ -33,8 +34,6 @@ from rooftop.units import si
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-FORMATS = ("png", "svg")
-PLOT_SUFFIXES = tuple(f".{f}" for f in FORMATS)
 SIZE_IN = (10.0, 6.5)
 DPI = 100  # a saved PNG is SIZE_IN × DPI = 1000 × 650 pixels
 

@@ -3,7 +3,7 @@ import warnings
 import pytest
 
 from rooftop.api import analyze, workloads_for
-from rooftop.api.analyze import ContextWarning
+from rooftop.api.analysis import ContextWarning
 from rooftop.core.points import Phase
 from rooftop.core.workload import Workload
 from rooftop.hardware.catalog import get_roofs
