@@ -71,5 +71,7 @@ def test_the_entry_point_imports_no_numpy_before_the_command_is_chosen():
     import sys
 
     code = "import sys, rooftop.cli.main; print('numpy' in sys.modules)"
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={"PYTHONPATH": str(REPO / "src")})
+    p = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={"PYTHONPATH": str(REPO / "src")}
+    )
     assert p.stdout.strip() == "False"  # else OPENBLAS_NUM_THREADS would come too late

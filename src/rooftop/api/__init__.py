@@ -11,7 +11,11 @@ The names below load on first use, so a command pays only for its own entry poin
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the types, for mypy and editors; at run time __getattr__ loads them
+    from rooftop.api.analysis import analyze, analyze_one, workloads_for
+    from rooftop.api.ingest import import_path
 
 _LAZY = {
     "analyze": "rooftop.api.analysis",
