@@ -14,8 +14,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the types, for mypy and editors; at run time __getattr__ loads them
-    from rooftop.api.analysis import analyze, analyze_one, workloads_for
-    from rooftop.api.ingest import import_path
+    from rooftop.api.analysis import analyze as analyze
+    from rooftop.api.analysis import analyze_one as analyze_one
+    from rooftop.api.analysis import workloads_for as workloads_for
+    from rooftop.api.ingest import import_path as import_path
 
 _LAZY = {
     "analyze": "rooftop.api.analysis",
@@ -23,7 +25,7 @@ _LAZY = {
     "workloads_for": "rooftop.api.analysis",
     "import_path": "rooftop.api.ingest",
 }
-__all__ = sorted(_LAZY)
+__all__ = ["analyze", "analyze_one", "import_path", "workloads_for"]
 
 
 def __getattr__(name: str) -> Any:
