@@ -9,6 +9,7 @@ the cross-check against the engine's own estimate.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 
 from rooftop.analytic.engine import evaluate
@@ -18,6 +19,14 @@ from rooftop.core.workload import Workload
 from rooftop.models.spec import ModelSpec
 
 MATMUL_KINDS = ("gemm", "grouped_gemm", "attn_score", "attn_value")
+
+
+def _round(x: float) -> int:
+    """To the nearest integer, a half up: PromQL's ``round()``, so `rooftop rules` and `watch` agree.
+
+    Python's ``round`` takes a half to the even neighbour (188.5 → 188, PromQL: 189).
+    """
+    return math.floor(x + 0.5)
 
 
 @dataclass(frozen=True)
@@ -50,11 +59,11 @@ class LiveModel:
 
     def prefill(self, prompt: float) -> PerToken:
         """Per prompt token, for one sequence of ``prompt`` tokens."""
-        return self._memoised("prefill", max(1, round(prompt)), 1)
+        return self._memoised("prefill", max(1, _round(prompt)), 1)
 
     def decode(self, context: float, batch: float) -> PerToken:
         """Per generated token, at ``context`` cached tokens with ``batch`` sequences per step."""
-        return self._memoised("decode", max(0, round(context)), max(1, round(batch)))
+        return self._memoised("decode", max(0, _round(context)), max(1, _round(batch)))
 
     def _memoised(self, phase: str, length: int, batch: int) -> PerToken:
         key = (phase, length, batch)
