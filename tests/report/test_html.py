@@ -75,3 +75,14 @@ def test_sweep_report_has_its_charts() -> None:
     page = render_html([run])
     assert 'id="sweep-0-tpot-0"' in page and 'id="sweep-0-heatmap-0"' in page
     assert '"meta":"slo"' in page.replace(" ", "") and "sweep-operating-point" in page
+
+
+def test_a_remedys_prediction_is_in_the_report() -> None:
+    # the terminal showed "predicted: ..." under a remedy; the HTML report left it out
+    predicted = {"ttft_s": [0.033, 0.033], "tpot_s": [0.00456, 0.00165], "tokens_per_s_per_gpu": [219.1, 605.9]}
+    remedy = Remedy("raise the batch", "TTFT grows", predicted=predicted)
+    finding = Finding("decode-memory-bound", "warn", "decode reads weights per token", "weights", {}, (remedy,))
+    run = decode_run()
+    run = replace(run, results=tuple(replace(r, findings=(finding,)) for r in run.results))
+    page = render_html([run])
+    assert "predicted: TPOT 4.56 ms → 1.65 ms · tokens/s/GPU 219 → 606 · fits" in page

@@ -26,6 +26,7 @@ from rooftop.errors import ReportError
 from rooftop.report.chart import build_chart, result_label
 from rooftop.report.html_sections import differing_fields, identity_section, import_sections
 from rooftop.report.sweep_table import sweep_rows
+from rooftop.report.tables import predicted_line
 from rooftop.units import gib, seconds, si
 
 MAX_SWEEP_ROWS = 2000  # cells listed in the HTML table (the JSON/CSV hold them all)
@@ -41,7 +42,7 @@ table.sortable th{cursor:pointer} table.sortable th:after{content:" \\2195";colo
 .sev-warn{color:#a36b00;font-weight:700} .sev-info{color:#2a7a2a;font-weight:700}
 .finding{margin:8px 0 14px;padding:8px 12px;border-left:4px solid #ccc;background:#fafafa}
 td.src{white-space:normal;max-width:640px;font-size:11.5px;color:#555}
-.muted{color:#666} details>summary{cursor:pointer;font-weight:600;margin:10px 0}
+.muted{color:#666} .predicted{color:#2a7a2a} details>summary{cursor:pointer;font-weight:600;margin:10px 0}
 .note{padding:8px 12px;background:#fff8e1;border-left:4px solid #f0b400}
 .bound-compute{color:#c62828} .bound-memory{color:#1565c0} .bound-link{color:#6a1b9a}
 """
@@ -189,7 +190,9 @@ def findings_section(findings: Sequence[Finding]) -> str:
             f"<li><code>{_e(k)}</code>: {_e(json.dumps(v, ensure_ascii=False))}</li>" for k, v in f.evidence.items()
         )
         remedies = "".join(
-            f"<li>{_e(r.action)} <span class='muted'>— side effects: {_e(r.side_effects)}</span></li>"
+            f"<li>{_e(r.action)} <span class='muted'>— side effects: {_e(r.side_effects)}</span>"
+            + (f"<div class='predicted'>predicted: {_e(predicted_line(r.predicted))}</div>" if r.predicted else "")
+            + "</li>"
             for r in f.remedies
         )
         parts.append(
