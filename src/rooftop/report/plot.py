@@ -56,27 +56,73 @@ def _si_axes(ax: Any) -> None:
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
 
 
+LABEL_PT = 9.0  # a 7-pt label's height with its gap
+
+
+def _free_offset(ax: Any, y: float, taken: list[tuple[float, float]]) -> float:
+    """Vertical offset (pt) of a compute roof's label: above its line, else below, else above the others.
+
+    Two ceilings within a few per cent of each other (an H200's bf16 784 and fp16 753 TFLOP/s)
+    put their labels on top of each other; the later one goes below its line instead.
+    """
+    at = ax.transData.transform((1.0, y))[1] * 72.0 / ax.figure.dpi  # the line's height in points
+    for dy in (2.0, -2.0 - LABEL_PT):
+        low = at + dy
+        if all(low + LABEL_PT <= a + 1.0 or low >= b - 1.0 for a, b in taken):  # touching is fine
+            taken.append((low, low + LABEL_PT))
+            return dy
+    top = max(b for _, b in taken)
+    taken.append((top, top + LABEL_PT))
+    return top - at
+
+
+def _crowded_above(ax: Any, line: Any, roofs: Sequence[Any]) -> bool:
+    """Whether a higher memory roof runs within two label heights above ``line`` on screen."""
+    x = line.xs[0]
+    here = ax.transData.transform((x, line.ys[0]))[1] * 72.0 / ax.figure.dpi
+    for other in roofs:
+        if other is line or other.family == "compute":
+            continue
+        there = ax.transData.transform((x, x * other.ys[0] / other.xs[0]))[1] * 72.0 / ax.figure.dpi
+        if 0.0 < there - here < 2 * LABEL_PT:
+            return True
+    return False
+
+
 def _draw_roofs(ax: Any, chart: Chart) -> None:
-    """Each roof in its colour, labelled on its line (memory labels follow the slope on screen)."""
+    """Each roof in its colour; ridge points marked."""
+    for line in chart.roofs:
+        ax.plot(line.xs, line.ys, linestyle=ROOF_DASH[line.kind][0], color=line.colour, linewidth=1.5, zorder=2)
+    for ridge in chart.ridges:
+        ax.plot([ridge.x], [ridge.y], marker="|", markersize=12, color="#555555", linestyle="none")
+        ax.annotate(f"{ridge.x:.0f}", (ridge.x, ridge.y), xytext=(3, -11), textcoords="offset points", fontsize=6)
+
+
+def _label_roofs(ax: Any, chart: Chart) -> None:
+    """Each roof labelled on its line; memory labels follow its slope on screen.
+
+    Called once the layout is done: the slope on screen depends on the axes' final shape.
+    """
     import math
 
     memory_lines = 0
+    taken: list[tuple[float, float]] = []  # screen heights (pt) of the compute labels drawn so far
     for line in chart.roofs:
-        ax.plot(line.xs, line.ys, linestyle=ROOF_DASH[line.kind][0], color=line.colour, linewidth=1.5, zorder=2)
         if line.family == "compute":
-            ax.annotate(plain(line.label), (line.xs[1], line.ys[1]), xytext=(-4, 2), textcoords="offset points",
-                        fontsize=7, ha="right", va="bottom", color=line.colour)  # fmt: skip
+            dy = _free_offset(ax, line.ys[1], taken)
+            ax.annotate(plain(line.label), (line.xs[1], line.ys[1]), xytext=(-4, dy), textcoords="offset points",
+                        fontsize=7, ha="right", va="bottom", color=line.colour, zorder=5,
+                        bbox={"boxstyle": "square,pad=0.05", "fc": "white", "ec": "none", "alpha": 0.7})  # fmt: skip
             continue
-        shift = 1.5 * 2.5**memory_lines  # each memory roof's label further along its line: no two overlap
+        shift = 1.5 * 2.5**memory_lines  # each memory roof's label further along its line
         memory_lines += 1
         x0, y0 = line.xs[0] * shift, line.ys[0] * shift
         (px0, py0), (px1, py1) = ax.transData.transform([(line.xs[0], line.ys[0]), (line.xs[1], line.ys[1])])
         angle = math.degrees(math.atan2(py1 - py0, px1 - px0))
-        ax.annotate(plain(line.label), (x0, y0), xytext=(0, 3), textcoords="offset points", fontsize=7, ha="left",
-                    va="bottom", color=line.colour, rotation=angle, rotation_mode="anchor")  # fmt: skip
-    for ridge in chart.ridges:
-        ax.plot([ridge.x], [ridge.y], marker="|", markersize=12, color="#555555", linestyle="none")
-        ax.annotate(f"{ridge.x:.0f}", (ridge.x, ridge.y), xytext=(3, -11), textcoords="offset points", fontsize=6)
+        below = _crowded_above(ax, line, chart.roofs)  # L2 a few points above HBM: HBM's label goes under its line
+        ax.annotate(plain(line.label), (x0, y0), xytext=(0, -3 if below else 3), textcoords="offset points",
+                    fontsize=7, ha="left", va="top" if below else "bottom", color=line.colour, rotation=angle,
+                    rotation_mode="anchor")  # fmt: skip
 
 
 def _draw_points(ax: Any, chart: Chart) -> None:
@@ -171,6 +217,8 @@ def figure_from_chart(chart: Chart) -> Figure:
     note = "\n".join(textwrap.fill(x, 180) for x in (_unplaced_note(chart), *chart.notes) if x)
     if note:
         fig.supxlabel(plain(note), fontsize=7, x=0.01, ha="left", color="#555555")
+    fig.get_layout_engine().execute(fig)  # the axes' final shape, for the labels' slopes
+    _label_roofs(ax, chart)
     return fig
 
 
