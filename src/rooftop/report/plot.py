@@ -65,7 +65,7 @@ def _free_offset(ax: Any, y: float, taken: list[tuple[float, float]]) -> float:
     Two ceilings within a few per cent of each other (an H200's bf16 784 and fp16 753 TFLOP/s)
     put their labels on top of each other; the later one goes below its line instead.
     """
-    at = ax.transData.transform((1.0, y))[1] * 72.0 / ax.figure.dpi  # the line's height in points
+    at = float(ax.transData.transform((1.0, y))[1]) * 72.0 / ax.figure.dpi  # the line's height in points
     for dy in (2.0, -2.0 - LABEL_PT):
         low = at + dy
         if all(low + LABEL_PT <= a + 1.0 or low >= b - 1.0 for a, b in taken):  # touching is fine
@@ -73,7 +73,7 @@ def _free_offset(ax: Any, y: float, taken: list[tuple[float, float]]) -> float:
             return dy
     top = max(b for _, b in taken)
     taken.append((top, top + LABEL_PT))
-    return top - at
+    return float(top - at)
 
 
 def _crowded_above(ax: Any, line: Any, roofs: Sequence[Any]) -> bool:
@@ -217,7 +217,9 @@ def figure_from_chart(chart: Chart) -> Figure:
     note = "\n".join(textwrap.fill(x, 180) for x in (_unplaced_note(chart), *chart.notes) if x)
     if note:
         fig.supxlabel(plain(note), fontsize=7, x=0.01, ha="left", color="#555555")
-    fig.get_layout_engine().execute(fig)  # the axes' final shape, for the labels' slopes
+    engine = fig.get_layout_engine()
+    if engine is not None:
+        engine.execute(fig)  # the axes' final shape, for the labels' slopes
     _label_roofs(ax, chart)
     return fig
 
