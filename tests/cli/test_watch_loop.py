@@ -121,14 +121,3 @@ def test_exporter_serves_up_and_down(capsys: pytest.CaptureFixture[str]) -> None
     assert 'rooftop_up{phase="",quantile="",source="down"} 0.0' in text
     assert 'rooftop_tokens_per_second{phase="prefill",quantile="",source="e"} 100.0' in text
     assert "exporting rooftop_* gauges" in capsys.readouterr().err
-
-
-def test_the_loop_collects_less_often_and_restores_the_threshold() -> None:
-    import gc
-
-    from rooftop.cli.watch_loop import fewer_collections
-
-    before = gc.get_threshold()
-    with fewer_collections(12_345):
-        assert gc.get_threshold() == (12_345, *before[1:])
-    assert gc.get_threshold() == before

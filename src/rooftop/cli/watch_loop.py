@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import gc
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -56,23 +54,6 @@ def _table(latest: dict[str, dict[str, Any]], errors: dict[str, str]) -> Any:
     for src, err in errors.items():
         t.add_row(src, "[red]down[/red]", "", "", "", "", "", "", "", "", f"[red]{err}[/red]")
     return t
-
-
-@contextmanager
-def fewer_collections(young: int = 50_000) -> Iterator[None]:
-    """Collect the youngest generation after ``young`` net allocations, not CPython's 700.
-
-    Each scrape holds a few hundred samples for a moment: at the default threshold nearly every
-    scrape paid a collection that traversed them, ~20 % of a 100-endpoint watch's CPU
-    (benchmarks/bench_watch_many.py: 11.8 → 9.1 % of a core). Nothing is kept longer: the samples
-    die by reference count, and cycles are still collected, only less often.
-    """
-    before = gc.get_threshold()
-    gc.set_threshold(young, *before[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
 
 
 class WatchLoop:
@@ -193,8 +174,7 @@ class WatchLoop:
                     )
                 sys.stdout.flush()
 
-            with fewer_collections():
-                self.watcher.run(interval_s, emit, count)
+            self.watcher.run(interval_s, emit, count)
             return
         from rich.live import Live
 
@@ -205,8 +185,7 @@ class WatchLoop:
                 self._events()
                 view.update(_table(self.latest, self.errors))
 
-            with fewer_collections():
-                self.watcher.run(interval_s, show, count)
+            self.watcher.run(interval_s, show, count)
 
     def close(self) -> None:
         """Write the artifact (if asked) and stop the exporter."""

@@ -23,6 +23,7 @@ import msgspec
 
 from rooftop.core.jsonenc import dumps
 from rooftop.errors import RooftopError, TelemetryError
+from rooftop.serving.collect import fewer_collections
 from rooftop.serving.engines import EngineMap, detect, engine_map
 from rooftop.serving.exposition import Snapshot
 from rooftop.serving.histograms import Histogram
@@ -306,13 +307,14 @@ class Watcher:
     def run(self, interval_s: float, on_windows: Callable[[list[Window]], None], polls: int | None = None) -> None:
         """Poll every ``interval_s`` until ``polls`` polls (forever when None) or Ctrl-C."""
         done = 0
-        while polls is None or done < polls:
-            started = time.monotonic()
-            on_windows(self.poll())
-            done += 1
-            if polls is not None and done >= polls:
-                break
-            time.sleep(max(0.0, interval_s - (time.monotonic() - started)))
+        with fewer_collections():
+            while polls is None or done < polls:
+                started = time.monotonic()
+                on_windows(self.poll())
+                done += 1
+                if polls is not None and done >= polls:
+                    break
+                time.sleep(max(0.0, interval_s - (time.monotonic() - started)))
 
 
 def file_or_url(source: str, timeout_s: float, wanted: frozenset[str] | None = None) -> Snapshot:

@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rooftop.errors import WorkloadError
+from rooftop.serving.collect import fewer_collections
 from rooftop.serving.loadgen.arrivals import MAX_SCHEDULE_S, check_schedule
 from rooftop.serving.loadgen.client import RequestRecord, body, send
 from rooftop.serving.loadgen.prompts import Request
@@ -106,4 +107,5 @@ def run(
     if not 0 < timeout_s <= MAX_SCHEDULE_S:  # NaN, 0 and -1 would disable the timeout
         raise WorkloadError(f"timeout {timeout_s!r}: expected seconds in (0, {MAX_SCHEDULE_S:g}]")
     check_schedule(np.asarray(offsets, dtype=np.float64), "schedule")
-    return asyncio.run(_run(target, requests, offsets, timeout_s, max_concurrency, on_done))
+    with fewer_collections():  # a collection's pause is client time added to every stream in flight
+        return asyncio.run(_run(target, requests, offsets, timeout_s, max_concurrency, on_done))

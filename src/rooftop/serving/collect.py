@@ -1,0 +1,26 @@
+"""Fewer garbage collections while a serving loop runs (a watch, a load generator).
+
+Both loops allocate a few hundred short-lived objects per scrape or request: at CPython's default
+threshold (a young-generation collection every 700 net allocations) nearly every scrape paid a
+collection that traversed them. Measured (benchmarks/bench_watch_many.py, bench_loadgen.py):
+`watch` of 100 endpoints 11.8 → 9.1 % of a core; the load generator 0.53 → 0.45–0.48 ms of CPU
+per request at rate = inf. Nothing lives longer: the objects die by reference count, and cycles
+are still collected, only less often.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+@contextmanager
+def fewer_collections(young: int = 50_000) -> Iterator[None]:
+    """Collect the youngest generation after ``young`` net allocations; the old threshold after."""
+    before = gc.get_threshold()
+    gc.set_threshold(young, *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
