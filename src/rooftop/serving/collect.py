@@ -3,7 +3,7 @@
 Both loops allocate a few hundred short-lived objects per scrape or request: at CPython's default
 threshold (a young-generation collection every 700 net allocations) nearly every scrape paid a
 collection that traversed them. Measured (benchmarks/bench_watch_many.py, bench_loadgen.py):
-`watch` of 100 endpoints 11.8 → 9.1 % of a core; the load generator 0.53 → 0.45–0.48 ms of CPU
+`watch` of 100 endpoints 11.8 → 9.1 % of a core; the load generator 0.53 → 0.45–0.51 ms of CPU
 per request at rate = inf. Nothing lives longer: the objects die by reference count, and cycles
 are still collected, only less often.
 """
