@@ -53,3 +53,17 @@ def test_families_filter_skips_typed_families_and_keeps_untyped_lines() -> None:
     # b's sample skipped; b_summary is not b's (untyped), and so is what follows it, as without a filter
     assert rows == [("a_total", (), 1.0), ("b_summary", (), 4.0), ("b", (), 5.0), ("u", (), 3.0)]
     assert types == {"a": "counter", "b": "gauge", "b_summary": "unknown", "u": "unknown"}
+
+
+def test_the_line_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a hostile page of ever-new series cannot grow the memo without end; past the bound lines are
+    # still parsed, only not remembered
+    monkeypatch.setattr(fe, "_HEADS", {})
+    monkeypatch.setattr(fe, "_stored", [0])
+    monkeypatch.setattr(fe, "MAX_HEADS", 50)
+    text = "# TYPE g gauge\n" + "".join(f'g{{i="{i}"}} {i}\n' for i in range(200))
+    rows, _ = fe.parse_fast(text) or ([], {})
+    assert len(rows) == 200 and rows[-1] == ("g", (("i", "199"),), 199.0)
+    assert sum(len(h) for h in fe._HEADS.values()) == 50 == fe._stored[0]
+    rows, _ = fe.parse_fast(text.replace(" 199\n", " 7\n")) or ([], {})
+    assert rows[-1] == ("g", (("i", "199"),), 7.0) and fe._stored[0] == 50
