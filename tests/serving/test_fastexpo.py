@@ -67,3 +67,7 @@ def test_the_line_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert sum(len(h) for h in fe._HEADS.values()) == 50 == fe._stored[0]
     rows, _ = fe.parse_fast(text.replace(" 199\n", " 7\n")) or ([], {})
     assert rows[-1] == ("g", (("i", "199"),), 7.0) and fe._stored[0] == 50
+    monkeypatch.setattr(fe, "MAX_FAMILIES", 10)
+    families = "".join(f"# TYPE f{i} gauge\nf{i} {i}\n" for i in range(100))
+    rows, types = fe.parse_fast(families) or ([], {})
+    assert len(rows) == len(types) == 100 and len(fe._HEADS) == 10  # every family read, ten memos kept

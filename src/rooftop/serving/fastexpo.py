@@ -55,6 +55,7 @@ def _in_family(name: str, family: str) -> bool:
 Head = tuple[str, Labels | None, str, str]  # (name as shown, "" to drop; labels; family after; untyped name or "")
 _HEADS: dict[tuple[str, str], dict[str, Head]] = {}  # (family, its type) -> {line less its value: Head}
 MAX_HEADS = 200_000
+MAX_FAMILIES = 10_000  # memos kept; a page of ever-new families gets throw-away ones past it
 _stored = [0]  # heads memoised so far (bounded: a hostile page cannot grow the memo without end)
 
 
@@ -73,7 +74,9 @@ def _heads(family: str, kind: str) -> dict[str, Head]:
     """The memo of the lines under ``family``: one per family, so a line's key is its text, not a tuple."""
     heads = _HEADS.get((family, kind))
     if heads is None:
-        heads = _HEADS[(family, kind)] = {}
+        heads = {}
+        if len(_HEADS) < MAX_FAMILIES:
+            _HEADS[(family, kind)] = heads
     return heads
 
 
