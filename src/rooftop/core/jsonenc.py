@@ -31,53 +31,45 @@ def _hook(obj: Any) -> Any:
 def to_plain(obj: Any) -> Any:
     """``obj`` as JSON-ready builtins: dicts, lists, str, int, float, bool, None (never NaN or inf).
 
-    msgspec (in C) when the document holds no NaN/inf, which json.dumps's check finds first; the
-    Python walk with reasons otherwise, over msgspec's builtins (dicts and lists only: no
-    dataclass is visited twice). Faster than reading back ``dumps``: `watch` calls it per window.
+    The compact text of :func:`dumps` read back by msgspec (tuples become lists, as JSON reads
+    them back). `watch` calls it per window.
     """
     import msgspec
 
-    raw = _builtins(obj)
-    if raw is _REFUSED:
-        return _walk(obj)
-    try:
-        json.dumps(raw, allow_nan=False)  # stops at the first NaN or inf
-    except ValueError:
-        return _walk(raw)
-    return msgspec.json.decode(msgspec.json.encode(raw))  # tuples become lists, as JSON reads them back
-
-
-_REFUSED = object()
-
-
-def _builtins(obj: Any) -> Any:
-    """msgspec's builtins of ``obj``, or _REFUSED for a key it does not take (None, a tuple)."""
-    import msgspec
-
-    try:
-        return msgspec.to_builtins(obj, enc_hook=_hook, str_keys=True)
-    except TypeError:
-        return _REFUSED
+    return msgspec.json.decode(_compact(obj))
 
 
 def dumps(obj: Any, indent: int | None = None) -> str:
     """Strict JSON text of ``obj`` (non-finite numbers → null with a reason); ``indent`` as json.dumps.
 
-    The common case is C passes only (msgspec to builtins, json.dumps compact, msgspec's indenter:
-    the same bytes as ``json.dumps(indent=…)``, whose indenting encoder is Python and took ~13 ms
-    of a 0.2 s ``rooftop import``); only a document holding a NaN or inf (json.dumps stops at it)
-    or a key msgspec refuses (None, a tuple) takes the Python walk that writes the reasons.
+    Indented through msgspec's formatter: the same bytes as ``json.dumps(indent=…)``, whose
+    indenting encoder is Python and took ~13 ms of a 0.2 s ``rooftop import``.
     """
     import msgspec
 
-    raw = _builtins(obj)
-    try:
-        text = json.dumps(_walk(obj) if raw is _REFUSED else raw, allow_nan=False)
-    except ValueError:
-        text = json.dumps(_walk(raw), allow_nan=False)
+    text = _compact(obj)
     if not indent:
         return text if indent is None else json.dumps(json.loads(text), indent=indent)  # 0: newlines, no spaces
     return msgspec.json.format(text, indent=indent)
+
+
+def _compact(obj: Any) -> str:
+    """Compact strict JSON of ``obj``.
+
+    The common case is C passes only (msgspec to builtins, json.dumps); only a document holding a
+    NaN or inf (json.dumps stops at it) or a key msgspec refuses (None, a tuple) takes the Python
+    walk that writes the reasons, over msgspec's builtins where it made them.
+    """
+    import msgspec
+
+    try:
+        raw = msgspec.to_builtins(obj, enc_hook=_hook, str_keys=True)
+    except TypeError:  # a key msgspec does not take
+        return json.dumps(_walk(obj), allow_nan=False)
+    try:
+        return json.dumps(raw, allow_nan=False)
+    except ValueError:  # a NaN or an inf
+        return json.dumps(_walk(raw), allow_nan=False)
 
 
 _SCALARS = (str, int, bool, type(None))

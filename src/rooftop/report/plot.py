@@ -59,13 +59,18 @@ def _si_axes(ax: Any) -> None:
 LABEL_PT = 9.0  # a 7-pt label's height with its gap
 
 
+def _height_pt(ax: Any, x: float, y: float) -> float:
+    """Where (x, y) is on the canvas, in points up from the bottom."""
+    return float(ax.transData.transform((x, y))[1] * 72.0 / ax.figure.dpi)
+
+
 def _free_offset(ax: Any, y: float, taken: list[tuple[float, float]]) -> float:
     """Vertical offset (pt) of a compute roof's label: above its line, else below, else above the others.
 
     Two ceilings within a few per cent of each other (an H200's bf16 784 and fp16 753 TFLOP/s)
     put their labels on top of each other; the later one goes below its line instead.
     """
-    at = float(ax.transData.transform((1.0, y))[1]) * 72.0 / ax.figure.dpi  # the line's height in points
+    at = _height_pt(ax, 1.0, y)
     for dy in (2.0, -2.0 - LABEL_PT):
         low = at + dy
         if all(low + LABEL_PT <= a + 1.0 or low >= b - 1.0 for a, b in taken):  # touching is fine
@@ -73,17 +78,17 @@ def _free_offset(ax: Any, y: float, taken: list[tuple[float, float]]) -> float:
             return dy
     top = max(b for _, b in taken)
     taken.append((top, top + LABEL_PT))
-    return float(top - at)
+    return top - at
 
 
 def _crowded_above(ax: Any, line: Any, roofs: Sequence[Any]) -> bool:
     """Whether a higher memory roof runs within two label heights above ``line`` on screen."""
     x = line.xs[0]
-    here = ax.transData.transform((x, line.ys[0]))[1] * 72.0 / ax.figure.dpi
+    here = _height_pt(ax, x, line.ys[0])
     for other in roofs:
         if other is line or other.family == "compute":
             continue
-        there = ax.transData.transform((x, x * other.ys[0] / other.xs[0]))[1] * 72.0 / ax.figure.dpi
+        there = _height_pt(ax, x, x * other.ys[0] / other.xs[0])
         if 0.0 < there - here < 2 * LABEL_PT:
             return True
     return False

@@ -80,6 +80,20 @@ def _heads(family: str, kind: str) -> dict[str, Head]:
     return heads
 
 
+def _new_head(line: str, family: str, kind: str, heads: dict[str, Head]) -> tuple[Head, str] | None:
+    """A line not seen before: its head (memoised in ``heads`` while there is room) and its value text."""
+    m = LINE.fullmatch(line)
+    if m is None:
+        return None
+    name, raw, value_text = m.groups()
+    head = _head(family, kind, name, raw)
+    before, _, last = line.rpartition(" ")
+    if value_text == last and _stored[0] < MAX_HEADS:  # else a timestamp follows the value: not memoised
+        heads[before] = head
+        _stored[0] += 1
+    return head, value_text
+
+
 def parse_fast(
     text: str, families: frozenset[str] | None = None
 ) -> tuple[list[tuple[str, Labels, float]], dict[str, str]] | None:
@@ -94,11 +108,9 @@ def parse_fast(
         return None
     out: list[tuple[str, Labels, float]] = []
     types: dict[str, str] = {}
-    match = LINE.fullmatch
     family = kind = ""
     heads = _heads(family, kind)
     skip = False  # the samples of the current family are not wanted
-    room = MAX_HEADS - _stored[0]
     for line in text.splitlines():
         if not line or line[0] == "#":
             if line.startswith("# TYPE"):
@@ -115,16 +127,10 @@ def parse_fast(
         before, _, value_text = line.rpartition(" ")
         head = heads.get(before)
         if head is None:
-            m = match(line)
-            if m is None:
+            found = _new_head(line, family, kind, heads)
+            if found is None:
                 return None
-            name, raw, matched_value = m.groups()
-            head = _head(family, kind, name, raw)
-            if matched_value != value_text:  # a timestamp follows the value: not memoised
-                value_text = matched_value
-            elif room > 0:
-                heads[before], room = head, room - 1
-                _stored[0] = MAX_HEADS - room
+            head, value_text = found
         shown, lab, after, untyped = head
         if skip and after:
             continue
