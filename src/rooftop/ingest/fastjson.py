@@ -1,8 +1,4 @@
-"""Fast readers for Chrome traces: the ``traceEvents`` array decoded in chunks by msgspec, or whole.
-
-Files whose text is at most ``SMALL_BYTES`` are decoded whole by the standard library's C JSON
-decoder into the same dicts the ijson reader yields (``read_small``): for them, importing
-msgspec would cost more than it saves. Larger files go through :class:`Reader`.
+"""The fast reader for Chrome traces: the ``traceEvents`` array decoded in chunks by msgspec.
 
 The decompressed text is read in blocks; each block is cut after the last ``}`` followed by a
 comma and the events before the cut are decoded in one call into small typed structs
@@ -19,21 +15,15 @@ that is not an object, numbers out of range, truncated or malformed text, unusua
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from functools import cache
-from pathlib import Path
 from typing import IO, Any, NamedTuple
 
-from rooftop.core.safejson import check_json_bytes
-from rooftop.errors import TraceFormatError
 from rooftop.ingest.mapping import load
 
-SMALL_BYTES = 1 << 20  # decompressed text decoded whole with the json module
 BLOCK_BYTES = 1 << 20  # decompressed text decoded per chunk
 MAX_PENDING_BYTES = 16 << 20  # no decodable cut within this much text: not a trace this reader vouches for
 _WS = b" \t\r\n"
-_SURROGATE = re.compile(rb"\\[uU][dD][89a-fA-F]")
 _MAX_TAIL_TRIES = 64
 
 
@@ -43,57 +33,6 @@ class NotFast(Exception):
 
 class Unbounded(Exception):
     """Raised when no event ends within ``MAX_PENDING_BYTES`` of text: no reader should go on."""
-
-
-def text_size(path: Path, gzipped: bool) -> int:
-    """Bytes of JSON text: the file size, or a gzip's recorded uncompressed size (modulo 4 GiB)."""
-    size = path.stat().st_size
-    if not gzipped or size < 18:
-        return size
-    with path.open("rb") as f:
-        f.seek(-4, 2)
-        return max(int.from_bytes(f.read(4), "little"), size)
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def read_small(
-    open_fn: Callable[[], IO[bytes]], is_object: bool, where: str = "trace"
-) -> tuple[dict[str, Any], list[Any]] | None:
-    """(header keys before ``traceEvents``, events) of a small trace decoded whole; else NotFast.
-
-    None when the text turns out larger than 2 x SMALL_BYTES (a gzip trailer records the size
-    modulo 4 GiB, and of the last member only): the caller then uses the chunked reader.
-    """
-    import json
-    import zlib
-
-    try:
-        with open_fn() as f:
-            raw = f.read(2 * SMALL_BYTES + 1)
-            if len(raw) > 2 * SMALL_BYTES:
-                return None
-        check_json_bytes(raw, where, TraceFormatError)
-        doc = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
-    except (EOFError, OSError, zlib.error, ValueError) as exc:  # UnicodeDecodeError, JSONDecodeError
-        raise NotFast(str(exc)) from exc
-    if _SURROGATE.search(raw):  # json keeps a lone \ud800 (unprintable later); ijson replaces it
-        raise NotFast("UTF-16 surrogate escapes")
-    if not is_object:
-        if type(doc) is not list:
-            raise NotFast("not an array")
-        return {}, doc
-    events = doc.get("traceEvents") if type(doc) is dict else None
-    if type(events) is not list or raw.count(b'"traceEvents"') != 1:
-        raise NotFast("no single traceEvents array")
-    meta: dict[str, Any] = {}
-    for key, value in doc.items():
-        if key == "traceEvents":
-            break
-        meta[key] = value
-    return meta, events
 
 
 class Kit(NamedTuple):

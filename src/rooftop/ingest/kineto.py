@@ -170,7 +170,7 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _read_fast(p: Path, builder: Builder, progress: Callable[[int], None] | None) -> dict[str, Any]:
-    """Feed ``builder`` with a fast reader (json for small texts, msgspec chunks otherwise).
+    """Feed ``builder`` with the msgspec chunk reader.
 
     Raises fastjson.NotFast when the file is left to ijson; the caller then starts over.
     """
@@ -181,15 +181,6 @@ def _read_fast(p: Path, builder: Builder, progress: Callable[[int], None] | None
         raise fastjson.NotFast(str(exc)) from exc
     if first not in (b"{", b"["):
         raise fastjson.NotFast("not JSON")
-    small = (
-        fastjson.read_small(open_fn, first == b"{", str(p))
-        if fastjson.text_size(p, magic_gzip(p)) <= fastjson.SMALL_BYTES
-        else None
-    )
-    if small is not None:
-        for ev in small[1]:
-            builder.add(ev)
-        return small[0]
     reader = fastjson.Reader(open_fn, first == b"{")
     kit = fastjson.kit()
     try:
@@ -225,7 +216,7 @@ def read_trace(
 
     ``require_kernels=False`` accepts a trace without GPU kernels (a CPU-only engine's trace).
 
-    ``fast`` tries the fast readers first and falls back to ijson for anything they do not
+    ``fast`` tries the msgspec reader first and falls back to ijson for anything it does not
     vouch for; ``fast=False`` uses ijson only (both give the same Trace, tests/ingest/test_fastjson.py).
     """
     p = Path(path)
