@@ -2,7 +2,8 @@
 
 What a user waits for from pressing Enter to the prompt coming back, start-up imports included:
 
-* rooftop: ``python -m rooftop import TRACE --json`` (output to /dev/null);
+* rooftop: ``rooftop import TRACE --json``, the console script beside this Python (output to
+  /dev/null; ``python -m rooftop`` where it is not installed);
 * HTA 0.5.0 (its own venv, ``bash benchmarks/setup_hta.sh``): a ``python -c`` that builds
   ``TraceAnalysis(trace_dir=FOLDER)`` and its temporal breakdown (what ``rooftop import`` reports).
 
@@ -77,7 +78,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="rooftop-cold-") as tmp:
         folder = Path(tmp)
         shutil.copy(args.trace, folder / args.trace.name)  # HTA reads folders of per-rank traces
-        ours_argv = [sys.executable, "-m", "rooftop", "import", str(folder / args.trace.name), "--json"]
+        script = Path(sys.executable).with_name("rooftop")  # what users type; `-m` adds runpy's imports
+        command = [str(script)] if script.exists() else [sys.executable, "-m", "rooftop"]
+        ours_argv = [*command, "import", str(folder / args.trace.name), "--json"]
         hta_argv = [str(HTA_PY), "-c", HTA_CODE, str(folder)]
         for _ in range(args.warmup):
             once(ours_argv, env)

@@ -1,5 +1,5 @@
 """`python -m rooftop`."""
 
-from rooftop.cli.main import main
+from rooftop.cli import run
 
-main()
+run()

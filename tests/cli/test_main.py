@@ -75,3 +75,26 @@ def test_the_entry_point_imports_no_numpy_before_the_command_is_chosen():
         [sys.executable, "-c", code], capture_output=True, text=True, env={"PYTHONPATH": str(REPO / "src")}
     )
     assert p.stdout.strip() == "False"  # else OPENBLAS_NUM_THREADS would come too late
+
+
+def test_the_console_script_runs_a_command_under_the_raised_threshold(monkeypatch):
+    # a 0.17 s `rooftop import` paid ~70 young collections (8 ms) at the default threshold of 700
+    import gc
+
+    import rooftop.cli.main
+    from rooftop.cli import run
+
+    seen = []
+    monkeypatch.setattr(rooftop.cli.main, "main", lambda: seen.append(gc.get_threshold()[0]))
+    monkeypatch.setattr(gc, "freeze", lambda: seen.append("frozen"))  # the test process lives on
+    before = gc.get_threshold()
+    run()
+    assert seen == [50_000, "frozen"] and gc.get_threshold() == before
+
+
+def test_the_console_script_is_cli_run():
+    import tomllib
+
+    scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts == {"rooftop": "rooftop.cli:run"}
+    assert (REPO / "src" / "rooftop" / "__main__.py").read_text().endswith("from rooftop.cli import run\n\nrun()\n")

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import gc
 import json
 import time
 
@@ -137,3 +138,11 @@ def test_up_and_staleness_as_prometheus(tmp_path) -> None:
         assert not any('source="b"' in ln for ln in exported.splitlines() if not ln.startswith("rooftop_up"))
     finally:
         loop.close()
+
+
+def test_a_watch_polls_under_the_raised_threshold() -> None:
+    seen = []
+    watcher = Watcher(["x"], fetch=lambda _src: (_ for _ in ()).throw(AssertionError("not polled")))
+    watcher.poll = lambda: seen.append(gc.get_threshold()[0]) or []  # type: ignore[method-assign]
+    watcher.run(0.0, lambda _windows: None, polls=2)
+    assert seen == [50_000, 50_000] and gc.get_threshold()[0] != 50_000

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from rooftop.torchops.kernel_classes import classify, collective_of, short_kernel
+from rooftop.torchops.kernel_classes import _depth0, classify, collective_of, short_kernel
 
 
 @pytest.mark.parametrize(
@@ -41,6 +43,23 @@ def test_collective_and_short_names() -> None:
     )
     assert short_kernel("void cutlass::Kernel<cutlass_80_x>(cutlass_80_x::Params)") == "cutlass::Kernel<cutlass_80_x>"
     assert len(short_kernel("x" * 500)) == 70
+
+
+def _depth0_by_scan(text: str, stop: str) -> int:
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth = max(0, depth - 1)
+        elif ch == stop and depth == 0:
+            return i
+    return len(text)
+
+
+@given(st.text(alphabet="ab<>( :", max_size=40), st.sampled_from(["(", " "]))
+def test_first_stop_outside_templates_matches_a_plain_scan(text: str, stop: str) -> None:
+    assert _depth0(text, stop) == _depth0_by_scan(text, stop)  # the no-template shortcut included
 
 
 @pytest.mark.parametrize(

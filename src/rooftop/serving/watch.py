@@ -21,9 +21,9 @@ from typing import Any, Literal
 
 import msgspec
 
+from rooftop.core.collect import fewer_collections
 from rooftop.core.jsonenc import dumps
 from rooftop.errors import RooftopError, TelemetryError
-from rooftop.serving.collect import fewer_collections
 from rooftop.serving.engines import EngineMap, detect, engine_map
 from rooftop.serving.exposition import Snapshot
 from rooftop.serving.histograms import Histogram

@@ -35,8 +35,10 @@ class KernelClass:
     A name matches when one pattern is found in it, ignoring case. For ASCII names, plain-word
     patterns are substring tests on the lower-cased name (a regex alternation of a dozen words
     costs ~20 µs on a 1,000-character template name) and regexes without backslashes are
-    lower-cased and searched in the lower-cased name without IGNORECASE (which would disable
-    sre's literal-prefix search); other regexes, and non-ASCII names, use the IGNORECASE regex.
+    lower-cased and searched one by one in the lower-cased name without IGNORECASE: either, or
+    joining them in one alternation, would disable sre's literal-prefix search (``^cijk_`` and
+    ``triton_tem_fused_.*mm`` take 0.1 and 0.3 µs apart, 6 µs as one regex, on a 570-character
+    name). Other regexes, and non-ASCII names, use the IGNORECASE regex.
     """
 
     name: str
@@ -54,9 +56,8 @@ class KernelClass:
         return tuple(p.lower() for p in self.patterns if re.escape(p) == p)
 
     @cached_property
-    def _lowered_regex(self) -> re.Pattern[str] | None:
-        rest = [p.lower() for p in self.patterns if re.escape(p) != p and "\\" not in p]
-        return re.compile("|".join(f"(?:{p})" for p in rest)) if rest else None
+    def _lowered_regexes(self) -> tuple[re.Pattern[str], ...]:
+        return tuple(re.compile(p.lower()) for p in self.patterns if re.escape(p) != p and "\\" not in p)
 
     @cached_property
     def _regex(self) -> re.Pattern[str] | None:
@@ -71,7 +72,7 @@ class KernelClass:
             lowered = name.lower()
         if any(map(lowered.__contains__, self._words)):  # C-level loop over the words
             return True
-        if self._lowered_regex is not None and self._lowered_regex.search(lowered) is not None:
+        if any(r.search(lowered) is not None for r in self._lowered_regexes):
             return True
         return self._regex is not None and self._regex.search(name) is not None
 
@@ -177,6 +178,9 @@ def _brackets(stop: str) -> re.Pattern[str]:
 
 def _depth0(text: str, stop: str) -> int:
     """Index of the first ``stop`` character outside <...>, or len(text)."""
+    first = text.find(stop)
+    if "<" not in (text[:first] if first >= 0 else text):  # no template before it: most names
+        return first if first >= 0 else len(text)
     depth = 0
     for m in _brackets(stop).finditer(text):  # only the brackets and stops, not every character
         ch = m.group()

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from rooftop.core.collect import fewer_collections
 from rooftop.errors import WorkloadError
-from rooftop.serving.collect import fewer_collections
 from rooftop.serving.loadgen.arrivals import MAX_SCHEDULE_S, check_schedule
 from rooftop.serving.loadgen.client import RequestRecord, body, send
 from rooftop.serving.loadgen.prompts import Request

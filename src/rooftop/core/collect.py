@@ -1,8 +1,10 @@
-"""Fewer garbage collections while a serving loop runs (a watch, a load generator).
+"""Fewer garbage collections while a command runs, or a serving loop (a watch, a load generator).
 
-Both loops allocate a few hundred short-lived objects per scrape or request: at CPython's default
-threshold (a young-generation collection every 700 net allocations) nearly every scrape paid a
-collection that traversed them. Measured (benchmarks/bench_watch_many.py, bench_loadgen.py):
+CPython collects the young generation every 700 net allocations. A command's start-up imports
+and a small trace's import made ~70 such collections that freed nothing (8 ms of a 0.17 s
+`rooftop import`, benchmarks/bench_cold_start.py); the console script runs under 50,000. The
+serving loops allocate a few hundred short-lived objects per scrape or request, and nearly every
+scrape paid a collection that traversed them (benchmarks/bench_watch_many.py, bench_loadgen.py):
 `watch` of 100 endpoints 11.8 → 9.1 % of a core; the load generator 0.53 → 0.45–0.51 ms of CPU
 per request at rate = inf. Nothing lives longer: the objects die by reference count, and cycles
 are still collected, only less often.
