@@ -178,6 +178,12 @@ def host_platform() -> str:
 
 def run_to_dict(run: Run) -> dict[str, Any]:
     """The whole artifact as JSON-ready data."""
+    out: dict[str, Any] = jsonenc.to_plain(_document(run))
+    return out
+
+
+def _document(run: Run) -> dict[str, Any]:
+    """The artifact's sections, not yet JSON-ready (tuples, dataclasses, NaN)."""
     from rooftop import __version__
 
     identity = {
@@ -198,22 +204,19 @@ def run_to_dict(run: Run) -> dict[str, Any]:
         }
         entry.update(r.extra)
         results.append(entry)
-    out: dict[str, Any] = jsonenc.to_plain(
-        {
-            "schema": SCHEMA,
-            "command": run.command,
-            "identity": identity,
-            "hardware": roofs_to_dict(run.roofs),
-            "extra_roofs": [roofs_to_dict(r) for r in run.extra_roofs],
-            "results": results,
-        }
-    )
-    return out
+    return {
+        "schema": SCHEMA,
+        "command": run.command,
+        "identity": identity,
+        "hardware": roofs_to_dict(run.roofs),
+        "extra_roofs": [roofs_to_dict(r) for r in run.extra_roofs],
+        "results": results,
+    }
 
 
 def dumps(run: Run) -> str:
-    """Serialise ``run`` to a JSON string."""
-    return jsonenc.dumps(run_to_dict(run), indent=1)
+    """Serialise ``run`` to a JSON string (encoded once: the text of ``run_to_dict``, not from it)."""
+    return jsonenc.dumps(_document(run), indent=1)
 
 
 def run_from_dict(data: Any, where: str = "artifact") -> Run:
