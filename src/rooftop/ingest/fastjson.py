@@ -103,32 +103,39 @@ class Reader:
         self.cut_once = False
 
     def chunks(self) -> Iterator[list[Any]]:
-        """Decoded events, a block at a time (``self.meta`` is set before the first chunk)."""
+        """Decoded events, a block at a time (``self.meta`` is set before the first chunk).
+
+        The text waiting for a cut is kept as a list of blocks and joined only into the decoder's
+        input: a cut is looked for in the newest block (the blocks before it held none, or it
+        failed), so a block is copied once, not concatenated to the text before it first.
+        """
         import msgspec
 
         decoder = kit().decoder
         try:
             with self.open_fn() as f:
-                buf = self._start(f)
-                retry_at = 0  # after a failed cut, decode again once the text has doubled: O(n) work in all
+                pending: list[bytes | memoryview] = [self._start(f)]
+                size, retry_at = len(pending[0]), 0  # after a failed cut, decode again once the text has doubled
                 while True:
                     data = f.read(BLOCK_BYTES)
                     if not data:
-                        yield self._last(buf)
+                        yield self._last(b"".join(pending))
                         return
-                    buf += data
-                    self._check_pending(buf)
-                    cut = _cut(buf) if len(buf) >= retry_at else None
+                    pending.append(data)
+                    size += len(data)
+                    self._check_pending(size)
+                    cut = _cut(data) if size >= retry_at else None
                     if cut is None:
                         continue
                     try:
-                        events = decoder.decode(_bracketed(buf, cut[0], b"]"))
+                        events = decoder.decode(_bracketed([*pending[:-1], memoryview(data)[: cut[0]]], b"]"))
                     except msgspec.ValidationError as exc:
                         raise NotFast(str(exc)) from exc
                     except msgspec.DecodeError:  # a cut inside a string or a nested value: read on
-                        retry_at = 2 * len(buf)
+                        retry_at = 2 * size
                         continue
-                    buf, retry_at = buf[cut[1] :], 0
+                    pending = [data[cut[1] :]]
+                    size, retry_at = len(pending[0]), 0
                     self.cut_once = True
                     yield events
         except NotFast:
@@ -136,15 +143,15 @@ class Reader:
         except _errors() as exc:
             raise NotFast(str(exc)) from exc
 
-    def _check_pending(self, buf: bytes) -> None:
-        if len(buf) > MAX_PENDING_BYTES:
+    def _check_pending(self, size: int) -> None:
+        if size > MAX_PENDING_BYTES:
             raise Unbounded(
                 f"no event ends within {MAX_PENDING_BYTES >> 20} MiB of text "
                 "(an event or string larger than any profiler writes)"
             )
 
-    def _start(self, f: IO[bytes]) -> bytes:
-        """Read up to the first event; sets ``meta`` (top-level keys before ``traceEvents``)."""
+    def _start(self, f: IO[bytes]) -> memoryview:
+        """The text after the ``[`` that opens the events, a view; sets ``meta`` (keys before ``traceEvents``)."""
         import msgspec
 
         buf = b""
@@ -154,15 +161,15 @@ class Reader:
             if not self.is_object:
                 i = buf.find(b"[")
                 if i >= 0:
-                    return buf[i + 1 :]
+                    return memoryview(buf)[i + 1 :]
             else:
                 at = _events_key(buf, msgspec.json.decode)
                 if at is not None:
                     self.meta, rest = at
-                    return buf[rest:]
+                    return memoryview(buf)[rest:]
             if not data:
                 raise NotFast("no traceEvents array")
-            self._check_pending(buf)
+            self._check_pending(len(buf))
 
     def _last(self, buf: bytes) -> list[Any]:
         """The events of the final block: up to the ``]`` whose tail closes the document."""
@@ -181,7 +188,7 @@ class Reader:
             if self.cut_once and not buf[:p].strip(_WS):
                 raise NotFast("a comma before the closing bracket")
             try:
-                events: list[Any] = decoder.decode(_bracketed(buf, p + 1, b""))
+                events: list[Any] = decoder.decode(_bracketed([memoryview(buf)[: p + 1]], b""))
             except msgspec.ValidationError as exc:
                 raise NotFast(str(exc)) from exc
             except msgspec.DecodeError:
@@ -190,10 +197,9 @@ class Reader:
         raise NotFast("truncated or malformed end of trace")
 
 
-def _bracketed(buf: bytes, end: int, close: bytes) -> bytes:
-    """``b"[" + buf[:end] + close`` in one copy (the ``+`` chain made three fresh megabyte-sized buffers a block)."""
-    with memoryview(buf) as text:
-        return b"".join((b"[", text[:end], close))
+def _bracketed(parts: list[Any], close: bytes) -> bytes:
+    """``b"[" + b"".join(parts) + close`` in one copy (a ``+`` chain made a fresh megabyte-sized buffer per ``+``)."""
+    return b"".join((b"[", *parts, close))
 
 
 def _events_key(buf: bytes, decode: Callable[[bytes], Any]) -> tuple[dict[str, Any], int] | None:
