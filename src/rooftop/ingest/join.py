@@ -19,9 +19,9 @@ from rooftop.ingest.kineto import CpuTable, LaunchTable, Trace
 I64 = NDArray[np.int64]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Joined:
-    """Per GPU row: its launch row and CPU op row (-1 when unjoined)."""
+    """Per GPU row: its launch row and CPU op row (-1 when unjoined); compared by identity, like the tables."""
 
     launch: I64
     op: I64

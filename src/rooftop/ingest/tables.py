@@ -2,6 +2,8 @@
 
 Timestamps stay in the trace's own unit (µs, integers or floats with ns fractions) until the
 analyses convert them. Names are interned: every ``name_id`` column indexes ``Trace.names``.
+The tables compare by identity (``eq=False``): a field-wise ``==`` of numpy columns raises, and
+not generating it saves a compile per class at start-up.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ KERNEL, MEMCPY, MEMSET = 0, 1, 2
 LAUNCH, CPU_OP = 3, 4  # host-side kinds (rows of LaunchTable / CpuTable)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class GpuTable:
     """GPU activities (kernels, memcpy, memset), one row each; ``kind`` is KERNEL/MEMCPY/MEMSET."""
 
@@ -35,7 +37,7 @@ class GpuTable:
     bytes: F64  # memcpy/memset payload; NaN for kernels
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class LaunchTable:
     """Host runtime/driver calls (cuda_runtime, cuda_driver), one row each."""
 
@@ -47,7 +49,7 @@ class LaunchTable:
     name_id: I64
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CpuTable:
     """CPU operators and user annotations (ProfilerStep excluded), with shapes for the FLOP families."""
 
@@ -61,7 +63,7 @@ class CpuTable:
     concrete: list[Any] = field(default_factory=list)  # Concrete Inputs of each ``shapes`` entry (None: absent)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Trace:
     """Everything kept from one trace file."""
 
