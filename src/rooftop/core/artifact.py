@@ -10,7 +10,7 @@ import platform
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rooftop.core import jsonenc
 from rooftop.core.artifact_schema import ArtifactDoc, check_sections
@@ -20,8 +20,10 @@ from rooftop.core.points import Phase, RooflinePoint, Source, Traffic
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, RoofKind, Roofs
 from rooftop.core.safejson import read_json
 from rooftop.core.schema import convert
-from rooftop.core.totals import Totals
 from rooftop.errors import ArtifactError, quoted
+
+if TYPE_CHECKING:
+    from rooftop.core.totals import Totals  # read back in run_from_dict: a trace's import has none to load
 
 SCHEMA = "rooftop.run/1"
 MAX_ARTIFACT_BYTES = 256 << 20
@@ -225,6 +227,8 @@ def run_from_dict(data: Any, where: str = "artifact") -> Run:
         found = data.get("schema") if isinstance(data, dict) else type(data).__name__
         shown = quoted(found) if isinstance(found, str) else repr(found)[:60]
         raise ArtifactError(f"{where}: not a {SCHEMA} artifact (schema: {shown})")
+    from rooftop.core.totals import Totals
+
     convert(data, ArtifactDoc, f"{where}: malformed {SCHEMA} artifact", ArtifactError)
     check_sections(data, f"{where}: malformed {SCHEMA} artifact", ArtifactError)
     try:

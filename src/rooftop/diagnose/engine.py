@@ -10,13 +10,15 @@ import importlib
 import pkgutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rooftop.core.findings import Finding
 from rooftop.core.points import RooflinePoint
 from rooftop.core.roofs import Roofs
-from rooftop.core.totals import Totals
 from rooftop.diagnose.evidence import LiveEvidence, MemoryEvidence, ProfileEvidence, TimelineEvidence
+
+if TYPE_CHECKING:
+    from rooftop.core.totals import Totals
 
 
 @dataclass(frozen=True)
