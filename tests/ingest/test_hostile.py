@@ -64,6 +64,18 @@ def test_dur_1e400_is_a_one_line_error_not_inf(tmp_path: Path) -> None:
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "overflow" in proc.stderr
 
 
+@pytest.mark.parametrize("key", ["ts", "dur"])
+def test_an_integer_beyond_a_double_skips_its_event(tmp_path: Path, key: str) -> None:
+    # 1 followed by 400 zeros is a valid JSON integer; numpy cannot make it a float (a fuzzed crash)
+    events = [kernel(0, 10, 1), {**kernel(20, 5, 2), key: 7}]
+    text = json.dumps({"traceEvents": events}).replace(f'"{key}": 7', f'"{key}": 1{"0" * 400}')
+    (tmp_path / "t.json").write_text(text)
+    trace = read_trace(tmp_path / "t.json")
+    assert trace.skipped == {"kernel event with an out-of-range ts/dur": 1} and trace.gpu.ts_us.tolist() == [0.0]
+    with pytest.raises(TraceFormatError, match="integer overflow$"):  # yajl refuses the file, in one line
+        read_trace(tmp_path / "t.json", fast=False)
+
+
 def test_import_dev_null_is_one_line() -> None:
     with pytest.raises(TraceFormatError, match="not a regular file or a folder"):
         import_path("/dev/null")

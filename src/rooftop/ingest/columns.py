@@ -99,7 +99,10 @@ def _times(sel: list[Any]) -> tuple[Array, Array]:
     ts_l, dur_l = list(map(_GET["ts"], sel)), list(map(_GET["dur"], sel))
     if None in ts_l or None in dur_l:
         raise _NotPlain
-    ts, dur = np.array(ts_l, dtype=np.float64), np.array(dur_l, dtype=np.float64)
+    try:
+        ts, dur = np.array(ts_l, dtype=np.float64), np.array(dur_l, dtype=np.float64)
+    except OverflowError as exc:  # an integer beyond a double (1 followed by 400 zeros): Builder skips its row
+        raise _NotPlain from exc
     if ts.size and (
         np.max(np.abs(ts)) >= INT64_BOUND or not (np.min(dur) >= 0) or np.max(dur) >= INT64_BOUND
     ):  # NaN too
