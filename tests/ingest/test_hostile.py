@@ -8,6 +8,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from rooftop.api.ingest import import_path
@@ -74,6 +75,15 @@ def test_an_integer_beyond_a_double_skips_its_event(tmp_path: Path, key: str) ->
     assert trace.skipped == {"kernel event with an out-of-range ts/dur": 1} and trace.gpu.ts_us.tolist() == [0.0]
     with pytest.raises(TraceFormatError, match="integer overflow$"):  # yajl refuses the file, in one line
         read_trace(tmp_path / "t.json", fast=False)
+
+
+def test_a_copy_with_bytes_beyond_a_double_has_unknown_bytes(tmp_path: Path) -> None:
+    copy = {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD", "pid": 0, "tid": 7, "ts": 20, "dur": 5,
+            "args": {"bytes": 7, "correlation": 3}}  # fmt: skip
+    text = json.dumps({"traceEvents": [kernel(0, 10, 1), copy]}).replace('"bytes": 7', f'"bytes": 1{"0" * 400}')
+    (tmp_path / "t.json").write_text(text)
+    trace = read_trace(tmp_path / "t.json")
+    assert trace.gpu.ts_us.tolist() == [0.0, 20.0] and np.isnan(trace.gpu.bytes[1])  # read, bytes not recorded
 
 
 def test_import_dev_null_is_one_line() -> None:

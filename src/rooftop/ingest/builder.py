@@ -163,7 +163,7 @@ class Builder:
         gpu["corr"].append(_int(corr))
         gpu["name"].append(self.name_id(name))
         gpu["kind"].append(kind)
-        gpu["bytes"].append(payload if type(payload) in NUMBER else float("nan"))
+        gpu["bytes"].append(moved_bytes(payload))
         if comm is not None:
             self.comm[row] = dict(zip(_COMM_KEYS, comm))
 
@@ -349,6 +349,13 @@ class Builder:
             events=self.events,
             skipped=dict(self.skipped),
         )
+
+
+def moved_bytes(value: Any) -> float:
+    """A copy's recorded bytes as float; NaN when missing, not a number, or beyond a double (1e400 as an integer)."""
+    if type(value) is float or (type(value) is int and -INT64_BOUND <= value < INT64_BOUND):
+        return float(value)
+    return float("nan")
 
 
 def _int(value: Any) -> int:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from rooftop.ingest.builder import INT64_BOUND, MALFORMED, MALFORMED_SHAPE, NUMBER, Builder
+from rooftop.ingest.builder import INT64_BOUND, MALFORMED, MALFORMED_SHAPE, Builder, moved_bytes
 from rooftop.ingest.tables import CPU_OP, LAUNCH, MEMSET
 
 _COMM = ("collective", "in_nelems", "out_nelems", "group_size", "comm_dtype")
@@ -71,7 +71,7 @@ def add_chunk(b: Builder, events: Sequence[Any], kit: Any) -> None:
         corr=ids["corr"][gpu],
         name=name_id[gpu],
         kind=kinds[gpu],
-        bytes=np.array([v if type(v) in NUMBER else np.nan for v in payload], dtype=np.float64),
+        bytes=np.array(list(map(moved_bytes, payload)), dtype=np.float64),
     )
     launch = kinds == LAUNCH
     _extend(
