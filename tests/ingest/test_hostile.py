@@ -86,6 +86,18 @@ def test_a_copy_with_bytes_beyond_a_double_has_unknown_bytes(tmp_path: Path) -> 
     assert trace.gpu.ts_us.tolist() == [0.0, 20.0] and np.isnan(trace.gpu.bytes[1])  # read, bytes not recorded
 
 
+@pytest.mark.parametrize(("nelems", "message_bytes"), [("7", 28.0), ("-5", 0.0), ("1" + "0" * 400, 0.0)])
+def test_a_collective_message_size_out_of_range_counts_no_bytes(tmp_path: Path, nelems: str,
+                                                                message_bytes: float) -> None:  # fmt: skip
+    nccl = kernel(0, 10, 1, name="ncclDevKernel_AllReduce_Sum_f32_RING_LL", **{"In msg nelems": 1, "dtype": "Float"})
+    text = json.dumps({"traceEvents": [nccl, kernel(20, 5, 2)]}).replace(
+        '"In msg nelems": 1', f'"In msg nelems": {nelems}'
+    )
+    (tmp_path / "t.json").write_text(text)
+    (entry,) = import_path(tmp_path / "t.json").results[0].extra["timeline"]["collectives"]
+    assert entry["collective"] == "all_reduce" and entry["message_bytes"] == message_bytes  # 7 floats: 28 B
+
+
 def test_import_dev_null_is_one_line() -> None:
     with pytest.raises(TraceFormatError, match="not a regular file or a folder"):
         import_path("/dev/null")

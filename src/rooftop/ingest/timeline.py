@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from rooftop.ingest import intervals as iv
+from rooftop.ingest.builder import INT64_BOUND
 from rooftop.ingest.join import Joined
 from rooftop.ingest.kineto import KERNEL, MEMCPY, MEMSET, Trace
 from rooftop.ingest.mapping import load
@@ -179,7 +180,7 @@ def _collectives(trace: Trace, comm_rows: np.ndarray[Any, Any]) -> list[dict[str
         entry["time_s"] += dur * MICRO
         if args:
             nelems, kt = args.get("in_nelems"), scalar_type(args.get("comm_dtype"))
-            if isinstance(nelems, int | float) and kt is not None:
+            if type(nelems) in (int, float) and kt is not None and 0 <= nelems < INT64_BOUND:  # not 1e400 as an int
                 entry["message_bytes"] += float(nelems) * kt.bytes
     return sorted(table.values(), key=lambda e: -e["time_s"])
 
