@@ -180,7 +180,7 @@ def _collectives(trace: Trace, comm_rows: np.ndarray[Any, Any]) -> list[dict[str
         entry["time_s"] += dur * MICRO
         if args:
             nelems, kt = args.get("in_nelems"), scalar_type(args.get("comm_dtype"))
-            if type(nelems) in (int, float) and kt is not None and 0 <= nelems < INT64_BOUND:  # not 1e400 as an int
+            if isinstance(nelems, int | float) and kt is not None and 0 <= nelems < INT64_BOUND:  # not 1e400 as an int
                 entry["message_bytes"] += float(nelems) * kt.bytes
     return sorted(table.values(), key=lambda e: -e["time_s"])
 
