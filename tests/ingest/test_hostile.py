@@ -98,6 +98,17 @@ def test_a_collective_message_size_out_of_range_counts_no_bytes(tmp_path: Path, 
     assert entry["collective"] == "all_reduce" and entry["message_bytes"] == message_bytes  # 7 floats: 28 B
 
 
+def test_a_device_name_that_is_not_a_string_is_no_name(tmp_path: Path) -> None:
+    # str() of a 5,000-deep list recursed out in both readers (trace fuzz campaign, seed 7)
+    deep = "[" * 5000 + "]" * 5000
+    text = '{"deviceProperties": [{"name": ' + deep + '}], "traceEvents": [' + json.dumps(kernel(0, 1, 1)) + "]}"
+    (tmp_path / "t.json").write_text(text)
+    for fast in (True, False):
+        assert read_trace(tmp_path / "t.json", fast=fast).device_name == ""
+    proc = run_cli("import", str(tmp_path / "t.json"), "--json")
+    assert proc.returncode == 0 and json.loads(proc.stdout)["results"][0]["workload"]["device"] == ""
+
+
 def test_import_dev_null_is_one_line() -> None:
     with pytest.raises(TraceFormatError, match="not a regular file or a folder"):
         import_path("/dev/null")

@@ -87,11 +87,10 @@ class Trace:
 
     @property
     def device_name(self) -> str:
-        """The first ``deviceProperties`` name, or ''."""
+        """The first ``deviceProperties`` name, or '' (also when it is not a string)."""
         props = self.metadata.get(load("kineto_v1")["metadata"]["device_properties"])
-        if isinstance(props, list) and props and isinstance(props[0], dict):
-            return str(props[0].get("name", ""))
-        return ""
+        name = props[0].get("name") if isinstance(props, list) and props and isinstance(props[0], dict) else None
+        return name if isinstance(name, str) else ""  # str() of a 5,000-deep list recursed out
 
     @property
     def vendor(self) -> str:
