@@ -54,3 +54,11 @@ def test_trace_result_with_host_ops_and_its_wall_clock(tmp_path: Path) -> None:
     assert clock["first_s"] == 1e9 and abs(clock["last_s"] - (1e9 + 95e-6)) < 1e-6
     linear = next(p for p in result.points if p.label.startswith("aten::linear"))
     assert linear.flops == 2 * 4 * 8 * 16  # the linear's own shapes: 1024 FLOPs
+
+
+def test_a_wall_clock_beyond_int64_is_unknown(tmp_path: Path) -> None:
+    path = _write(tmp_path / "cpu.json.gz")
+    text = gzip.decompress(path.read_bytes()).replace(b"1000000000000000000", b"1" + b"0" * 400)
+    path.write_bytes(gzip.compress(text))  # base / 1e9 raised OverflowError
+    clock = trace_result(path, None, host_ops=True)[0].extra["clock"]
+    assert clock["base_time_ns"] is None and clock["first_s"] is None and clock["first_us"] == 0.0

@@ -77,7 +77,7 @@ def clock(trace: Any) -> dict[str, Any]:
     ends = [t.ts_us + t.dur_us for t in (trace.cpu, trace.gpu) if t.ts_us.size]
     first = float(min(float(t.min()) for t in ts)) if ts else float("nan")
     last = float(max(float(e.max()) for e in ends)) if ends else float("nan")
-    wall = isinstance(base, int | float)
+    wall = isinstance(base, int | float) and abs(base) < 2**63  # not 1e400 written as an integer
     return {
         "base_time_ns": base if wall else None,
         "first_us": first,
