@@ -109,6 +109,17 @@ def test_a_device_name_that_is_not_a_string_is_no_name(tmp_path: Path) -> None:
     assert proc.returncode == 0 and json.loads(proc.stdout)["results"][0]["workload"]["device"] == ""
 
 
+def test_input_dims_beyond_a_double_are_a_malformed_shape(tmp_path: Path) -> None:
+    # msgspec refused the deferred `Input Dims` (ValidationError escaped; trace fuzz campaign, seed 1234)
+    op = cpu_op(0, 10, "aten::mm", **{"Input Dims": [[4, 8], [8, 16]], "Input type": ["float", "float"]})
+    text = json.dumps({"traceEvents": [op, kernel(1, 5, 1)]}).replace("[8, 16]", "[8, 1e400]")
+    (tmp_path / "t.json").write_text(text)
+    trace = read_trace(tmp_path / "t.json")
+    assert trace.skipped == {MALFORMED_SHAPE: 1} and trace.cpu.shape_id.tolist() == [-1]
+    with pytest.raises(TraceFormatError, match="numeric .floating point. overflow$"):  # yajl: the whole file
+        read_trace(tmp_path / "t.json", fast=False)
+
+
 def test_import_dev_null_is_one_line() -> None:
     with pytest.raises(TraceFormatError, match="not a regular file or a folder"):
         import_path("/dev/null")

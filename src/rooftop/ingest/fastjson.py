@@ -51,7 +51,7 @@ def kit() -> Kit:
     Top-level fields are typed as Kineto writes them (a string ``cat``, integer or string ``pid``,
     numeric ``ts``...): any other type fails validation and the file goes to the ijson reader.
     ``Input Dims``/``Input type``/``Concrete Inputs`` stay raw JSON, decoded only for the operators whose
-    shapes are used.
+    shapes are used (a value msgspec refuses counts as a malformed shape: yajl refuses the whole file).
     """
     import msgspec
 
@@ -82,7 +82,20 @@ def kit() -> Kit:
         ],
         gc=False,
     )
-    return Kit(msgspec.json.Decoder(list[event]), msgspec.UNSET, args(), msgspec.json.decode)  # type: ignore[valid-type]
+    return Kit(msgspec.json.Decoder(list[event]), msgspec.UNSET, args(), _decode_raw)  # type: ignore[valid-type]
+
+
+UNREADABLE = "<unreadable>"  # a Raw value msgspec refuses: no shape, so counted as a malformed one
+
+
+def _decode_raw(raw: Any) -> Any:
+    """An ``Input Dims``/``Input type``/``Concrete Inputs`` value; UNREADABLE for a number beyond a double (1e400)."""
+    import msgspec
+
+    try:
+        return msgspec.json.decode(raw)
+    except msgspec.DecodeError:
+        return UNREADABLE
 
 
 def _errors() -> tuple[type[BaseException], ...]:
