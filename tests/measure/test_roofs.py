@@ -67,3 +67,26 @@ def test_cuda_plan_sizes_the_l2_arrays_from_the_gpus_l2():
 def recorded_hbm(identity):
     """The best HBM stream the H200 run recorded (triad, 4.29 TB/s): the L2 roof must beat it."""
     return max(b["bytes_per_s"] for b in identity["benchmarks"] if b["name"] in ("copy", "triad", "read"))
+
+
+@pytest.mark.parametrize(
+    ("flags", "converted"),
+    [([], {"bf16", "fp16"}), (["avx512_bf16"], {"fp16"}), (["amx_bf16", "amx_fp16"], set())],
+)
+def test_a_dtype_the_cpu_converts_says_so_in_its_roof(flags, converted):
+    # an AVX512-BF16 Xeon without AVX512-FP16 measured fp16 at ~3 GFLOP/s next to ~100 for fp32
+    from rooftop.measure.kernels import Kernel
+    from rooftop.measure.timing import Samples
+
+    def bench(name, flops, bytes_, seconds):
+        return Kernel(name, lambda: None, flops, bytes_, "n"), Samples((seconds, seconds))
+
+    results = [bench(f"gemm_{d}", 2e9, 0.0, 0.02) for d in ("fp32", "bf16", "fp16")]  # 100 GFLOP/s each
+    results += [bench("copy", 0.0, 1e9, 0.1)]  # 10 GB/s
+    ident = {"backend": "torch", "cpu_flags": flags}
+    measured = roofs_mod.assemble("cpu", ident, results, quick=True, threads=2)
+    assert measured.peak("fp32") == pytest.approx(1e11)  # 2e9 FLOP / 0.02 s
+    for dtype in ("fp32", "bf16", "fp16"):
+        says = "no " + dtype + " matmul instructions" in measured.compute_roof(dtype).source
+        assert says == (dtype in converted)
+        assert roofs_mod.converted_on_cpu(dtype, ident) == (dtype in converted)

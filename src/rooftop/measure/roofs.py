@@ -24,6 +24,18 @@ from rooftop.measure.timing import Samples, do_bench
 
 DEVICES = ("cpu", "cuda")
 Progress = Callable[[str], None]
+# CPU flags of the matmul instructions per dtype: without them PyTorch converts to fp32 in software
+NATIVE_CPU_FLAGS = {"bf16": {"avx512_bf16", "amx_bf16"}, "fp16": {"avx512_fp16", "amx_fp16"}}
+
+
+def converted_on_cpu(dtype: str, ident: dict[str, Any]) -> bool:
+    """Whether this CPU has no matmul instructions for ``dtype`` (fp16 without AVX512-FP16/AMX-FP16...).
+
+    Such a GEMM is converted in software and runs far below fp32 (fp16 at ~3 GFLOP/s where fp32
+    reached ~100 on a 2-core AVX512-BF16 Xeon): it is measured at one small size, and its roof
+    says why it is low.
+    """
+    return dtype in NATIVE_CPU_FLAGS and not set(ident.get("cpu_flags", [])) & NATIVE_CPU_FLAGS[dtype]
 
 
 @dataclass(frozen=True)
@@ -31,7 +43,7 @@ class Plan:
     """Sizes and time budgets of one measurement (quick or full, CPU or CUDA)."""
 
     gemm_sizes: tuple[int, ...]
-    slow_gemm_size: int  # for dtypes without hardware support (bf16 on AVX2): small, it is flat anyway
+    slow_gemm_size: int  # for dtypes this CPU converts in software (converted_on_cpu): small, it is flat anyway
     stream_bytes: int
     l2_bytes: int
     gemv_shape: tuple[int, int]
@@ -137,7 +149,6 @@ def _torch_suite(device: str, plan: Plan, ident: dict[str, Any], say: Progress) 
     dtypes = ["fp32", "bf16", "fp16"]
     if device == "cuda" and torch.cuda.get_device_capability() >= (8, 9):
         dtypes.append("fp8")
-    fast = set(ident.get("cpu_flags", [])) & {"avx512_bf16", "amx_bf16"}
     out: list[Result] = []
 
     def run(kernel: kernels.Kernel, use_flush: bool = True) -> None:
@@ -148,7 +159,7 @@ def _torch_suite(device: str, plan: Plan, ident: dict[str, Any], say: Progress) 
         out.append((kernel, samples))
 
     for dtype in dtypes:
-        slow = device == "cpu" and dtype != "fp32" and not fast
+        slow = device == "cpu" and converted_on_cpu(dtype, ident)
         for n in (plan.slow_gemm_size,) if slow else plan.gemm_sizes:
             run(kernels.torch_gemm(n, dtype, device))
     elements = plan.stream_bytes // 4
@@ -221,7 +232,12 @@ def assemble(device: str, ident: dict[str, Any], results: list[Result], quick: b
                 best["flop_per_s"],
                 RoofKind.MEASURED,
                 f"rooftop roofs measure ({mode}): {ident.get('backend')} mm {dtype} "
-                f"{best['shape']}, best of {best['reps']} ({where})",
+                f"{best['shape']}, best of {best['reps']} ({where})"
+                + (
+                    f"; this CPU has no {dtype} matmul instructions: converted in software"
+                    if device == "cpu" and converted_on_cpu(dtype, ident)
+                    else ""
+                ),
             )
         )
         spread[f"compute.{dtype}"] = best["spread"]
