@@ -74,7 +74,7 @@ def recorded_hbm(identity):
     [([], {"bf16", "fp16"}), (["avx512_bf16"], {"fp16"}), (["amx_bf16", "amx_fp16"], set())],
 )
 def test_a_dtype_the_cpu_converts_says_so_in_its_roof(flags, converted):
-    # an AVX512-BF16 Xeon without AVX512-FP16 measured fp16 at ~3 GFLOP/s next to ~100 for fp32
+    # an AVX512-BF16 EPYC without AVX512-FP16 measured fp16 at 3.2 GFLOP/s next to 105 for fp32
     from rooftop.measure.kernels import Kernel
     from rooftop.measure.timing import Samples
 
