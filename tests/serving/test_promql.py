@@ -7,7 +7,17 @@ import yaml
 
 from rooftop.errors import WorkloadError
 from rooftop.serving.engines import engine_map
-from rooftop.serving.promql import CostPoly, Scope, counter_rate, gauge, hist_mean, num, shape_rules, window_s
+from rooftop.serving.promql import (
+    CostPoly,
+    Scope,
+    counter_rate,
+    gauge,
+    hist_mean,
+    num,
+    request_models,
+    shape_rules,
+    window_s,
+)
 from rooftop.serving.yaml_text import dump
 
 
@@ -99,3 +109,22 @@ def test_dashboard_panels_read_rooftop_series() -> None:
         (target,) = p["targets"]
         assert "rooftop:" in target["expr"] and 'model=~"$model"' in target["expr"]
     assert len({(p["gridPos"]["x"], p["gridPos"]["y"]) for p in board["panels"]}) == len(titles)  # no overlap
+
+
+def test_triton_request_counters_are_read_from_the_client_facing_model() -> None:
+    emap, scope = engine_map("triton"), Scope("m", "d", window="1m")
+    m = _spec("triton", "requests_finished")
+    # watch's choice, per instance: the ensemble/BLS model, else models that compose none, else all
+    assert request_models(emap, m, scope) == (
+        'model=~"ensemble|tensorrt_llm_bls"',
+        'model!~"preprocessing|postprocessing|tensorrt_llm"',
+        "",
+    )
+    x = 'nv_inference_request_success{model=~"ensemble|tensorrt_llm_bls"}'
+    assert counter_rate(scope, m, request_models(emap, m, scope)).startswith(
+        f"(sum by (job, instance) ((({x} - {x} offset 1m) >= 0) or {x}) or sum by (job, instance)"
+    )
+    one = Scope("m", "d", model_label="tensorrt_llm")
+    assert request_models(emap, m, one) == ('model="tensorrt_llm"',)
+    assert request_models(emap, _spec("triton", "kv_usage"), one) == ("",)  # the backend's gauges: no choice
+    assert request_models(engine_map("vllm"), _spec("vllm", "requests_finished"), scope) == ("",)

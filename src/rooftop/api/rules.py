@@ -20,7 +20,7 @@ from rooftop.analytic.engine import evaluate
 from rooftop.api.live_model import LiveModel, live_model
 from rooftop.core.points import Phase
 from rooftop.core.workload import Workload
-from rooftop.errors import RooftopError
+from rooftop.errors import RooftopError, WorkloadError
 from rooftop.serving.engines import engine_map
 from rooftop.serving.promalerts import AlertTiming, alert_rules
 from rooftop.serving.promql import QUANTITIES, CostPoly, ModelCosts, Scope, recording_rules
@@ -168,12 +168,19 @@ def rule_set(
     interval: str | None = None,
     peak: str | None = None,
     bandwidth: str | None = None,
+    model_label: str | None = None,
 ) -> RuleSet:
-    """Recording and alerting rules for ``model`` on ``hardware`` served by ``engine``."""
+    """Recording and alerting rules for ``model`` on ``hardware`` served by ``engine``.
+
+    ``model_label``: for an engine whose request counters are per model (Triton), the one model
+    they are read from (default: the client-facing models, as watch picks them).
+    """
+    emap = engine_map(engine)
+    if model_label and not emap.requests:
+        raise WorkloadError(f"--model-label applies to per-model engines (Triton), not {engine}")
     live = live_model(model, hardware, dtype, tp, peak, bandwidth)
     assert live is not None
-    emap = engine_map(engine)
-    scope = Scope(name or live.spec.name, hardware, selector, window)
+    scope = Scope(name or live.spec.name, hardware, selector, window, model_label=model_label)
     records = recording_rules(emap, scope, model_costs(live))
     alerts = alert_rules(emap, scope, tp, remedy_annotations(), timing or AlertTiming())
     base = f"rooftop:{scope.model}:{hardware}:{engine}"

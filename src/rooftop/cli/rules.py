@@ -36,6 +36,10 @@ def _duration(option: str, value: str) -> str:
 @click.option("--peak-tflops", help="Override the compute roof (e.g. a CPU: '2 TFLOP/s').")
 @click.option("--bandwidth", help="Override the memory roof, e.g. '50 GB/s'.")
 @click.option("--selector", default="", help="PromQL matchers of this model's engine series, e.g. 'job=\"vllm-8b\"'.")
+@click.option(
+    "--model-label",
+    help="Triton: the model whose request counters count (default: the ensemble or BLS model, as watch).",
+)
 @click.option("--name", help="The 'model' label of every output (default: the model's name).")
 @click.option("--window", default="1m", show_default=True, help="Rate window of the recording rules.")
 @click.option("--for", "hold", default="10m", show_default=True, help="How long an alert's condition must hold.")
@@ -52,6 +56,7 @@ def rules(
     peak_tflops: str | None,
     bandwidth: str | None,
     selector: str,
+    model_label: str | None,
     name: str | None,
     window: str,
     hold: str,
@@ -94,6 +99,7 @@ def rules(
         interval=interval,
         peak=peak_tflops,
         bandwidth=bandwidth,
+        model_label=model_label,
     )
     text = rules_yaml([rs])
     if output:

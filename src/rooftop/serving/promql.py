@@ -63,6 +63,7 @@ class Scope:
     selector: str = ""  # PromQL matchers of this model's engine series, e.g. 'job="vllm-8b"'
     window: str = "1m"
     extra_labels: Mapping[str, str] = field(default_factory=dict)
+    model_label: str | None = None  # Triton: the model whose request counters count (default: as watch picks)
 
     @property
     def labels(self) -> dict[str, str]:
@@ -85,10 +86,28 @@ def own(scope: Scope, name: str, extra: str = "") -> str:
     return f"{name}{{{scope.matchers}{', ' + extra if extra else ''}}}"
 
 
-def _select(scope: Scope, name: str, m: MetricSpec, suffix: str = "") -> str:
+def _select(scope: Scope, name: str, m: MetricSpec, suffix: str = "", models: str = "") -> str:
     matchers = [scope.selector] if scope.selector else []
     matchers += [f"{k}={json.dumps(v)}" for k, v in m.match.items()]
+    matchers += [models] if models else []
     return f"{name}{suffix}" + ("{" + ",".join(matchers) + "}" if matchers else "")
+
+
+def request_models(emap: EngineMap, m: MetricSpec, scope: Scope) -> tuple[str, ...]:
+    """Matchers of the models a per-model request counter is read from, in watch's order of preference.
+
+    Triton counts a client request once more in each model an ensemble composes: the client-facing
+    models when an instance has them, else the models that are not composing ones, else all (`or`
+    keeps the first an instance has; ``engines/triton.toml [requests]``). ``("",)``: no choice to make.
+    """
+    req = emap.requests
+    if not req or m.key not in req.get("metrics", ()):
+        return ("",)
+    label = req["label"]
+    if scope.model_label:
+        return (f"{label}={json.dumps(scope.model_label)}",)
+    client, composing = ("|".join(re.escape(x) for x in req.get(k, ())) for k in ("client_facing", "composing"))
+    return (f"{label}=~{json.dumps(client)}", f"{label}!~{json.dumps(composing)}", "")
 
 
 def _scaled(expr: str, m: MetricSpec) -> str:
@@ -104,21 +123,22 @@ def window_s(text: str) -> float:
     return sum(int(n) * units[u] for n, u in parts)
 
 
-def increase(scope: Scope, name: str, m: MetricSpec, suffix: str = "") -> str:
+def increase(scope: Scope, name: str, m: MetricSpec, suffix: str = "", models: str = "") -> str:
     """Watch's two-point increase over the window: now − one window ago; after a reset, the new value."""
-    x = _select(scope, name, m, suffix)
+    x = _select(scope, name, m, suffix, models)
     return f"sum by (job, instance) ((({x} - {x} offset {scope.window}) >= 0) or {x})"
 
 
-def counter_rate(scope: Scope, m: MetricSpec) -> str:
-    """Per-second increase per instance over the window; older names as fallbacks (`or`)."""
-    alts = " or ".join(increase(scope, n, m) for n in m.names)
+def counter_rate(scope: Scope, m: MetricSpec, models: tuple[str, ...] = ("",)) -> str:
+    """Per-second increase per instance over the window; older names, then other ``models``, as fallbacks (`or`)."""
+    alts = " or ".join(increase(scope, n, m, models=k) for n in m.names for k in models)
     return _scaled(f"({alts}) / {num(window_s(scope.window))}", m)
 
 
-def gauge(scope: Scope, m: MetricSpec) -> str:
+def gauge(scope: Scope, m: MetricSpec, models: tuple[str, ...] = ("",)) -> str:
     """A gauge summed over an instance's label sets."""
-    return _scaled(" or ".join(f"sum by (job, instance) ({_select(scope, n, m)})" for n in m.names), m)
+    sums = (f"sum by (job, instance) ({_select(scope, n, m, models=k)})" for n in m.names for k in models)
+    return _scaled(" or ".join(sums), m)
 
 
 def hist_mean(scope: Scope, m: MetricSpec) -> str:
@@ -137,9 +157,11 @@ def input_rules(emap: EngineMap, scope: Scope) -> list[dict[str, Any]]:
     out = []
     for m in emap.metrics:
         if m.kind == "counter":
-            out.append(rule(f"rooftop:{m.key}:rate", counter_rate(scope, m), scope.labels))
+            out.append(
+                rule(f"rooftop:{m.key}:rate", counter_rate(scope, m, request_models(emap, m, scope)), scope.labels)
+            )
         elif m.kind == "gauge":
-            out.append(rule(f"rooftop:{m.key}", gauge(scope, m), scope.labels))
+            out.append(rule(f"rooftop:{m.key}", gauge(scope, m, request_models(emap, m, scope)), scope.labels))
         elif m.key in (*LATENCIES, "prompt_len", "output_len"):
             out.append(rule(f"rooftop:{m.key}:mean", hist_mean(scope, m), scope.labels))
     return out

@@ -1,0 +1,102 @@
+"""`rooftop rules --engine triton` in a real Prometheus: request counters read from the client-facing model.
+
+Triton counts a client request once in the ensemble and once more in each model it composes
+(preprocessing → tensorrt_llm → postprocessing). Two stubs on 127.0.0.1: an ensemble deployment
+serving 2 requests/s (each of its four models counts 2/s: summed, 8/s) and a plain one serving
+3 requests/s. The recorded request rate must be watch's: 2/s and 3/s.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rooftop.serving.engines import engine_map
+from rooftop.serving.exposition import parse
+from tests.conftest import run_cli
+from tests.serving.prom_proc import Prometheus, needs_prometheus
+
+pytestmark = [pytest.mark.slow, needs_prometheus]
+
+ENSEMBLE = {"ensemble": 2.0, "preprocessing": 2.0, "tensorrt_llm": 2.0, "postprocessing": 2.0}
+PLAIN = {"llama": 3.0}
+
+
+def exposition(models: dict[str, float], elapsed_s: float) -> str:
+    t = 1000.0 + elapsed_s  # counters started long ago
+    lines = ["# TYPE nv_inference_request_success counter"]
+    lines += [f'nv_inference_request_success{{model="{m}",version="1"}} {rate * t}' for m, rate in models.items()]
+    return "\n".join(lines) + "\n"
+
+
+def serve(body: Callable[[float], str]) -> ThreadingHTTPServer:
+    start = time.time()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            data = body(time.time() - start).encode()
+            self.send_response(200)
+            self.send_header("content-type", "text/plain; version=0.0.4")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    return server
+
+
+@pytest.fixture
+def stubs() -> Iterator[dict[str, str]]:
+    servers = {"ens": serve(lambda s: exposition(ENSEMBLE, s)), "plain": serve(lambda s: exposition(PLAIN, s))}
+    yield {job: f"127.0.0.1:{srv.server_address[1]}" for job, srv in servers.items()}
+    for srv in servers.values():
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_watch_reads_the_same_models() -> None:
+    emap = engine_map("triton")
+    assert emap.request_models(parse(exposition(ENSEMBLE, 0.0), 0.0)) == ("ensemble",)
+    assert emap.request_models(parse(exposition(PLAIN, 0.0), 0.0)) == ("llama",)
+
+
+def _rates(tmp_path: Path, stubs: dict[str, str], *options: str) -> dict[str, float]:
+    rules = tmp_path / "rooftop.yml"
+    proc = run_cli("rules", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--engine", "triton", "--window", "4s",
+                   *options, "-o", str(rules))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    prom = Prometheus(tmp_path, stubs, [rules])
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # until a whole 4 s window of scrapes lies behind an evaluation
+            time.sleep(1)
+            result = prom.query("rooftop:requests_finished:rate")
+            rates = {s["metric"]["job"]: float(s["value"][1]) for s in result}
+            if rates and max(rates.values()) < 100:  # the first windows divide a whole counter (no sample 4 s back)
+                time.sleep(2)
+                result = prom.query("rooftop:requests_finished:rate")
+                return {s["metric"]["job"]: float(s["value"][1]) for s in result}
+        raise AssertionError(f"no steady rate within 60 s: {rates}")
+    finally:
+        prom.stop()
+
+
+def test_request_rate_counts_client_requests_once(tmp_path: Path, stubs: dict[str, str]) -> None:
+    rates = _rates(tmp_path, stubs)
+    # ensemble: its own counter (2/s), not the sum over the four models it spans (8/s); plain: 3/s
+    assert rates == {"ens": pytest.approx(2.0, rel=0.02), "plain": pytest.approx(3.0, rel=0.02)}
+
+
+def test_model_label_picks_one_model(tmp_path: Path, stubs: dict[str, str]) -> None:
+    rates = _rates(tmp_path, stubs, "--model-label", "tensorrt_llm")
+    assert rates == {"ens": pytest.approx(2.0, rel=0.02)}  # the plain deployment has no such model
