@@ -6,7 +6,10 @@ import os
 import shutil
 import socket
 import subprocess
+import threading
 import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,27 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def serve_metrics(body: Callable[[float], str]) -> ThreadingHTTPServer:
+    """A /metrics stub on 127.0.0.1, serving in a thread: ``body(seconds since the call)`` per scrape."""
+    start = time.time()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            data = body(time.time() - start).encode()
+            self.send_response(200)
+            self.send_header("content-type", "text/plain; version=0.0.4")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    return server
 
 
 class Prometheus:

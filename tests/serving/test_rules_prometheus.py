@@ -10,18 +10,16 @@ watch's numbers over the same window (watch's own code on Prometheus's samples).
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import run_cli
-from tests.serving.prom_proc import Prometheus, needs_prometheus
+from tests.serving.prom_proc import Prometheus, needs_prometheus, serve_metrics
 
 pytestmark = [pytest.mark.slow, needs_prometheus]
 
@@ -41,30 +39,9 @@ def exposition(elapsed_s: float) -> str:
     )
 
 
-def serve_counters() -> ThreadingHTTPServer:
-    """The stub, serving in a thread (its counters start at the call)."""
-    start = time.time()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            body = exposition(time.time() - start).encode()
-            self.send_response(200)
-            self.send_header("content-type", "text/plain; version=0.0.4")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
-    return server
-
-
 @pytest.fixture
 def stub() -> Iterator[str]:
-    server = serve_counters()
+    server = serve_metrics(exposition)
     yield f"127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()

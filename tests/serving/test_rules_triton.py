@@ -8,19 +8,16 @@ serving 2 requests/s (each of its four models counts 2/s: summed, 8/s) and a pla
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from rooftop.serving.engines import engine_map
 from rooftop.serving.exposition import parse
 from tests.conftest import run_cli
-from tests.serving.prom_proc import Prometheus, needs_prometheus
+from tests.serving.prom_proc import Prometheus, needs_prometheus, serve_metrics
 
 pytestmark = [pytest.mark.slow, needs_prometheus]
 
@@ -35,29 +32,12 @@ def exposition(models: dict[str, float], elapsed_s: float) -> str:
     return "\n".join(lines) + "\n"
 
 
-def serve(body: Callable[[float], str]) -> ThreadingHTTPServer:
-    start = time.time()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            data = body(time.time() - start).encode()
-            self.send_response(200)
-            self.send_header("content-type", "text/plain; version=0.0.4")
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
-    return server
-
-
 @pytest.fixture
 def stubs() -> Iterator[dict[str, str]]:
-    servers = {"ens": serve(lambda s: exposition(ENSEMBLE, s)), "plain": serve(lambda s: exposition(PLAIN, s))}
+    servers = {
+        "ens": serve_metrics(lambda s: exposition(ENSEMBLE, s)),
+        "plain": serve_metrics(lambda s: exposition(PLAIN, s)),
+    }
     yield {job: f"127.0.0.1:{srv.server_address[1]}" for job, srv in servers.items()}
     for srv in servers.values():
         srv.shutdown()
