@@ -1,7 +1,7 @@
 import pytest
 
 from rooftop.errors import CatalogError
-from rooftop.hardware.catalog import get_entry, get_roofs, layer_paths, load_catalog
+from rooftop.hardware.catalog import devices_named, get_entry, get_roofs, layer_paths, load_catalog
 
 
 def test_all_31_devices_load_with_sources():
@@ -101,3 +101,22 @@ def test_layer_nested_too_deep_is_one_line(tmp_path):
     layer.write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")  # was a RecursionError in tomllib
     with pytest.raises(CatalogError, match=r"deep.toml: nested deeper than 64 levels$"):
         load_catalog(layer)
+
+
+@pytest.mark.parametrize(
+    ("reported", "ids"),
+    [
+        ("NVIDIA A100-SXM4-80GB", ["a100-80gb-sxm"]),  # tests/data/hta-traces/a100x16_rank0
+        ("NVIDIA H200", ["h200-nvl", "h200-sxm"]),  # tests/data/gpu: the name does not tell SXM from NVL
+        ("NVIDIA A100-PG509-200", ["a100-40gb-sxm", "a100-80gb-pcie", "a100-80gb-sxm"]),  # Meta's A100 board
+        ("NVIDIA H200 NVL", ["h200-nvl"]),
+        ("NVIDIA A10", ["a10"]),  # not the A10G
+        ("NVIDIA RTX 6000 Ada Generation", ["rtx-6000-ada"]),
+        ("AMD Instinct MI300X", ["mi300x"]),
+        ("AMD Radeon Graphics", []),  # ROCm's name of an MI250 (tests/data/hta-traces/mi250_minitoy_rocm)
+        ("Tesla V100-DGXS-32GB", []),  # tests/data/kineto-generations: no V100 in the catalog
+        ("", []),
+    ],
+)
+def test_a_reported_gpu_name_points_to_catalog_devices(reported, ids):
+    assert devices_named(reported) == ids

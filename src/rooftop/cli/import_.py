@@ -76,7 +76,8 @@ def import_(
     with compute, launch delay, CUDA-graph replays, per-ProfilerStep breakdown, the last step
     included) and points per (CPU op, kernel) with FLOPs and bytes from the ops' shapes.
     Nsight Compute gives one point per kernel and memory level (DRAM as hbm, L2, L1).
-    Without --hardware, roofs come from the ncu roofline section when exported; else none.
+    Without --hardware, roofs come from the ncu roofline section when exported; else none,
+    and the roofs line names the catalog devices the trace's GPU points to (pass -H h200-sxm).
 
     \b
     Examples:

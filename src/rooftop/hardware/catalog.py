@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -212,3 +213,32 @@ def get_roofs(name: str, extra: str | Path | None = None) -> Roofs:
 def describe(entry: Entry) -> dict[str, Any]:
     """Plain dict of an entry with the file each field came from."""
     return {"id": entry.id, "fields": dict(entry.fields), "origin": dict(entry.origin)}
+
+
+_VENDOR_WORDS = frozenset({"nvidia", "amd", "tesla"})
+
+
+def _tokens(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", text.lower())) - _VENDOR_WORDS
+
+
+def devices_named(device_name: str, extra: str | Path | None = None) -> list[str]:
+    """Catalog ids a GPU's reported name points to ('NVIDIA A100-SXM4-80GB' -> ['a100-80gb-sxm']).
+
+    The name's first token with a digit (A100, H200, MI300X, 4090) must be a token of the entry's
+    name or id; among those entries, the ones sharing most of the name's other tokens (SXM4, 80GB)
+    are returned, several when the name does not tell them apart ('NVIDIA H200': the SXM and the
+    NVL). Empty when nothing in the catalog carries the model.
+    """
+    words = _tokens(device_name)
+    in_order = re.findall(r"[a-z0-9]+", device_name.lower())
+    model = next((w for w in in_order if w in words and any(c.isdigit() for c in w)), "")
+    if not model:
+        return []
+    scored = []
+    for entry in load_catalog(extra).values():
+        own = _tokens(entry.fields.get("name", "")) | _tokens(entry.id)
+        if model in own:
+            scored.append((len(words & own), entry.id))
+    best = max((score for score, _ in scored), default=0)
+    return sorted(key for score, key in scored if score == best)

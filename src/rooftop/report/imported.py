@@ -168,7 +168,10 @@ def render_import(run: Run, console: Console, top: int = TOP) -> None:
     roofs, width = run.roofs, console.width
     roof_text = ", ".join(f"{r.dtype} {si(r.flop_per_s, 'FLOP/s')}" for r in roofs.compute[:3])
     mem_text = ", ".join(f"{r.level} {si(r.bytes_per_s, 'B/s')} ({r.kind.value})" for r in roofs.memory)
-    print_line(console, f"roofs: {roofs.name}: {roof_text or 'no compute roof'}; {mem_text or 'no memory roof'}", "dim")
+    hint = "" if roofs.compute or roofs.memory else _hardware_hint(run)
+    print_line(
+        console, f"roofs: {roofs.name}: {roof_text or 'no compute roof'}; {mem_text or 'no memory roof'}{hint}", "dim"
+    )
     for result in run.results:
         console.print()
         print_line(console, result_heading(result.workload), "bold")
@@ -188,3 +191,14 @@ def render_import(run: Run, console: Console, top: int = TOP) -> None:
     skipped = run.identity.get("skipped_files") or {}
     for name, why in skipped.items():
         print_line(console, f"skipped {name}: {why}", "dim")
+
+
+def _hardware_hint(run: Run) -> str:
+    """'; pass -H a100-80gb-sxm': the catalog devices the traces' GPU names point to (each named when several)."""
+    from rooftop.hardware.catalog import devices_named
+
+    names = [n for n in dict.fromkeys(str(r.workload.get("device") or "") for r in run.results) if n]
+    hints = {name: " or ".join(ids) for name in names if (ids := devices_named(name))}
+    if len(names) == 1 and hints:  # the line already names it
+        return f"; pass -H {hints[names[0]]}"
+    return "; pass " + ", ".join(f"-H {ids} ({name})" for name, ids in hints.items()) if hints else ""
