@@ -144,6 +144,7 @@ def test_json_import_starts_without_rich_or_the_analytic_engine() -> None:
     loaded = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
     assert "rooftop.ingest.kineto" in loaded  # the reader did load
     assert not {m for m in loaded if m.split(".")[0] == "rich"} and "rooftop.analytic.engine" not in loaded
+    assert "rooftop.hardware.catalog" not in loaded and "rooftop.core.totals" not in loaded  # tables only / read back
 
 
 def test_api_analyze_default_matches_the_analytic_one() -> None:
