@@ -18,6 +18,7 @@ from rooftop.diagnose.engine import Evidence, diagnose
 from rooftop.diagnose.evidence import TimelineEvidence
 from rooftop.errors import TraceFormatError
 from rooftop.ingest import steps, timeline, trace_points
+from rooftop.ingest.builder import INT64_BOUND
 from rooftop.ingest.detect import KINETO, NCU, detect
 from rooftop.ingest.join import join
 from rooftop.ingest.kineto import read_trace
@@ -77,7 +78,7 @@ def clock(trace: Any) -> dict[str, Any]:
     ends = [t.ts_us + t.dur_us for t in (trace.cpu, trace.gpu) if t.ts_us.size]
     first = float(min(float(t.min()) for t in ts)) if ts else float("nan")
     last = float(max(float(e.max()) for e in ends)) if ends else float("nan")
-    wall = isinstance(base, int | float) and abs(base) < 2**63  # not 1e400 written as an integer
+    wall = isinstance(base, int | float) and abs(base) < INT64_BOUND  # not 1e400 written as an integer
     return {
         "base_time_ns": base if wall else None,
         "first_us": first,

@@ -21,6 +21,15 @@ def _duration(option: str, value: str) -> str:
     return value
 
 
+def _check(selector: str, durations: tuple[tuple[str, str | None], ...]) -> None:
+    """One-line errors for a selector with braces and a duration Prometheus would not read."""
+    if "{" in selector or "}" in selector:
+        raise WorkloadError(f"--selector {selector!r}: give label matchers without braces, e.g. 'job=\"vllm\"'")
+    for option, value in durations:
+        if value is not None:
+            _duration(option, value)
+
+
 @click.command()
 @click.option(
     "--model",
@@ -81,11 +90,7 @@ def rules(
     from rooftop.serving.grafana import dashboard as grafana
     from rooftop.serving.promalerts import AlertTiming
 
-    if "{" in selector or "}" in selector:
-        raise WorkloadError(f"--selector {selector!r}: give label matchers without braces, e.g. 'job=\"vllm\"'")
-    for option, value in (("--window", window), ("--for", hold), ("--trend", trend), ("--interval", interval)):
-        if value is not None:
-            _duration(option, value)
+    _check(selector, (("--window", window), ("--for", hold), ("--trend", trend), ("--interval", interval)))
     rs = rule_set(
         model,
         hardware,

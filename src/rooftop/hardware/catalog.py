@@ -230,9 +230,9 @@ def devices_named(device_name: str, extra: str | Path | None = None) -> list[str
     are returned, several when the name does not tell them apart ('NVIDIA H200': the SXM and the
     NVL). Empty when nothing in the catalog carries the model.
     """
-    words = _tokens(device_name)
-    in_order = re.findall(r"[a-z0-9]+", device_name.lower())
-    model = next((w for w in in_order if w in words and any(c.isdigit() for c in w)), "")
+    in_order = [w for w in re.findall(r"[a-z0-9]+", device_name.lower()) if w not in _VENDOR_WORDS]
+    words = set(in_order)
+    model = next((w for w in in_order if any(c.isdigit() for c in w)), "")
     if not model:
         return []
     scored = []

@@ -214,11 +214,10 @@ def _record(kernel: kernels.Kernel, samples: Samples) -> dict[str, Any]:
     }
 
 
-def assemble(device: str, ident: dict[str, Any], results: list[Result], quick: bool, threads: int) -> Roofs:
-    """Roofs from benchmark results: best GEMM per dtype, best stream for DRAM/HBM, L2 stream for L2."""
-    records = [_record(k, s) for k, s in results]
-    mode = "quick" if quick else "full"
-    where = f"{threads} thread{'s' if threads != 1 else ''}" if device == "cpu" else ident.get("gpu", "cuda")
+def _compute_roofs(
+    records: list[dict[str, Any]], device: str, ident: dict[str, Any], measured: str, where: str
+) -> tuple[list[ComputeRoof], dict[str, float]]:
+    """The best GEMM per dtype as a roof, and its spread; a dtype the CPU converts says so."""
     compute: list[ComputeRoof] = []
     spread: dict[str, float] = {}
     for dtype in ("fp32", "bf16", "fp16", "fp8"):
@@ -226,21 +225,20 @@ def assemble(device: str, ident: dict[str, Any], results: list[Result], quick: b
         if not runs:
             continue
         best = max(runs, key=lambda r: r["flop_per_s"])
-        compute.append(
-            ComputeRoof(
-                dtype,
-                best["flop_per_s"],
-                RoofKind.MEASURED,
-                f"rooftop roofs measure ({mode}): {ident.get('backend')} mm {dtype} "
-                f"{best['shape']}, best of {best['reps']} ({where})"
-                + (
-                    f"; this CPU has no {dtype} matmul instructions: converted in software"
-                    if device == "cpu" and converted_on_cpu(dtype, ident)
-                    else ""
-                ),
-            )
-        )
+        source = f"{measured}: {ident.get('backend')} mm {dtype} {best['shape']}, best of {best['reps']} ({where})"
+        if device == "cpu" and converted_on_cpu(dtype, ident):
+            source += f"; this CPU has no {dtype} matmul instructions: converted in software"
+        compute.append(ComputeRoof(dtype, best["flop_per_s"], RoofKind.MEASURED, source))
         spread[f"compute.{dtype}"] = best["spread"]
+    return compute, spread
+
+
+def assemble(device: str, ident: dict[str, Any], results: list[Result], quick: bool, threads: int) -> Roofs:
+    """Roofs from benchmark results: best GEMM per dtype, best stream for DRAM/HBM, L2 stream for L2."""
+    records = [_record(k, s) for k, s in results]
+    mode = "quick" if quick else "full"
+    where = f"{threads} thread{'s' if threads != 1 else ''}" if device == "cpu" else ident.get("gpu", "cuda")
+    compute, spread = _compute_roofs(records, device, ident, f"rooftop roofs measure ({mode})", where)
     memory: list[MemoryRoof] = []
     dram = [r for r in records if r["name"] in ("copy", "triad", "read", "gemv_fp32")]
     best = max(dram, key=lambda r: r["bytes_per_s"])
