@@ -11,12 +11,12 @@ import pytest
 from rooftop.ingest.builder import Builder, _int
 from rooftop.ingest.mapping import load
 from rooftop.ingest.tables import KERNEL, MEMCPY, Trace
-from rooftop.torchops.cost import covered_ops
+from rooftop.torchops.cost import costable
 from tests.ingest.conftest import cpu_op, kernel, launch
 
 
 def build(events: list[Any]) -> Trace:
-    b = Builder(load("kineto_v1"), covered_ops())
+    b = Builder(load("kineto_v1"), costable)
     for ev in events:
         b.add(ev)
     return b.finish("t.json", {})
@@ -82,11 +82,15 @@ def test_huge_ids_do_not_break_the_columns() -> None:
     assert trace.gpu.correlation.tolist() == [-1, -1, -1] and trace.gpu.stream.tolist() == [7, 7, -1]
 
 
-def test_shapes_are_interned_for_the_flop_ops_only() -> None:
+def test_shapes_are_interned_for_the_costable_ops() -> None:
     dims = {"Input Dims": [[2, 3], [3, 4]], "Input type": ["float", "float"]}
-    trace = build([cpu_op(0, 1, "aten::mm", **dims), cpu_op(2, 1, "aten::mm", **dims), cpu_op(4, 1, "aten::relu", **dims),
-                   cpu_op(6, 1, "aten::mm", **{"Input Dims": None}), kernel(0, 1, 1)])  # fmt: skip
-    assert trace.cpu.shape_id.tolist() == [0, 0, -1, -1]  # relu keeps no shape; null dims are none
+    trace = build([cpu_op(0, 1, "aten::mm", **dims), cpu_op(2, 1, "aten::mm", **dims), cpu_op(4, 1, "aten::view", **dims),
+                   cpu_op(6, 1, "aten::mm", **{"Input Dims": None}), cpu_op(8, 1, "aten::relu", **dims),
+                   cpu_op(10, 1, "aten::index", **dims), cpu_op(12, 1, "fbgemm::lookup", **dims),
+                   kernel(0, 1, 1)])  # fmt: skip
+    # relu's shapes are mm's: interned once. None for a view (moves nothing), a partial-indexing op or
+    # a custom op (what they read is not their shapes), nor for null dims.
+    assert trace.cpu.shape_id.tolist() == [0, 0, -1, -1, 0, -1, -1]
     assert trace.cpu.shapes == [([[2, 3], [3, 4]], ["float", "float"])]
 
 

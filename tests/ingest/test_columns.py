@@ -13,12 +13,12 @@ from rooftop.ingest.builder import Builder
 from rooftop.ingest.fastjson import kit
 from rooftop.ingest.mapping import load
 from rooftop.ingest.tables import Trace
-from rooftop.torchops.cost import covered_ops
+from rooftop.torchops.cost import costable
 from tests.ingest.conftest import assert_same_trace, cpu_op, kernel, launch
 
 
 def _builder() -> Builder:
-    return Builder(load("kineto_v1"), covered_ops())
+    return Builder(load("kineto_v1"), costable)
 
 
 def three_ways(chunks: list[list[Any]]) -> tuple[Trace, Trace, Trace]:

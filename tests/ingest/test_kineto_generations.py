@@ -8,11 +8,13 @@ events; record with ProfilerActivity.CUDA".
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from rooftop.ingest.kineto import KERNEL, MEMCPY, MEMSET, read_trace
 from rooftop.ingest.steps import breakdown
 from rooftop.ingest.timeline import analyse
+from rooftop.torchops.cost import costable
 from tests.conftest import data_path
 from tests.ingest.conftest import assert_same_trace, real
 
@@ -49,11 +51,18 @@ def test_both_readers_agree(name: str) -> None:
 
 
 def test_lowercase_external_id_and_input_dims() -> None:
-    # 1.8: 3,606 of 3,640 "Runtime" calls carry "external id" (lower case), and the 12 aten::addmm /
-    # aten::mm operators keep their "Input dims" (lower-case d) for FLOPs: 3 distinct shapes.
+    # 1.8: 3,606 of 3,640 "Runtime" calls carry "external id" (lower case), and the operators keep
+    # their "Input dims" (lower-case d): the 12 aten::addmm / aten::mm for FLOPs, 3 distinct shapes;
+    # 7,284 costable ops in all (elementwise, batch norm...: 334 distinct shapes), none of the views
+    # or autograd nodes.
     trace, _ = real(FOLDER, "torch18_resnet50_2steps.json.gz")
     assert int((trace.launches.external_id > 0).sum()) == 3606
-    assert int((trace.cpu.shape_id >= 0).sum()) == 12 and len(trace.cpu.shapes) == 3
+    names = np.array(trace.names)[trace.cpu.name_id]
+    matmul = trace.cpu.shape_id[np.isin(names, ["aten::mm", "aten::addmm"])]
+    assert int((matmul >= 0).sum()) == 12 and len(set(matmul.tolist())) == 3
+    kept = trace.cpu.shape_id >= 0
+    assert int(kept.sum()) == 7284 and len(trace.cpu.shapes) == 334
+    assert all(map(costable, set(names[kept]))) and not any(map(costable, set(names[~kept])))
     trace, _ = real(FOLDER, "torch19_resnet50_2steps.json.gz")
     assert int((trace.launches.external_id > 0).sum()) == 3974
 

@@ -8,7 +8,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rooftop.torchops.cost import carries_flops, causal_flag, cost, covered_ops, op_bytes, tensors
+from rooftop.torchops.cost import (
+    OpCost,
+    carries_flops,
+    causal_flag,
+    cost,
+    costable,
+    covered_ops,
+    memory_cost,
+    op_bytes,
+    tensors,
+)
+from rooftop.torchops.dtype_names import kineto_type
 
 
 def rec(dims: Any, types: Any = None, concrete: Any = None) -> dict[str, Any]:
@@ -150,3 +161,24 @@ def test_linear_equals_mm_on_2d(m: int, k: int, n: int, extra: int) -> None:
     assert lin is not None and mm is not None and lin.flops == mm.flops and lin.bytes == mm.bytes
     bigger = cost("aten::mm", rec([[m + extra, k], [k, n]], ["float", "float"]))
     assert bigger is not None and bigger.flops > mm.flops and bigger.bytes > mm.bytes
+
+
+def test_bytes_of_copies_reductions_and_gathers() -> None:
+    # Shapes as the real H200 trace (tests/data/gpu) records them; bf16 = 2 B, fp32 = 4 B, int64 = 8 B.
+    bf16 = "c10::BFloat16"
+    cast = rec([[16, 512, 2048], [16, 512, 2048], []], [bf16, "float", "Scalar"], ["", "", "False"])
+    assert op_bytes("aten::copy_", cast) == 16_777_216 * (2 + 4)  # fp32 source read, bf16 destination written once
+    mean = rec([[16, 512, 2048], [1], []], ["float", "", "Scalar"], ["", "[-1]", "True"])
+    assert op_bytes("aten::mean", mean) == 16_777_216 * 4  # the input read; the output is 2,048x smaller
+    select = rec([[128256, 2048], [], [8192]], [bf16, "Scalar", "long int"], ["", "0", ""])
+    assert op_bytes("aten::index_select", select) == 8192 * 8 + 2 * 8192 * 2048 * 2  # ids + rows read and written
+    gather = rec([[128256, 2048], [], [8192, 2048], [], [8192, 2048]], [bf16, "Scalar", "long int", "Scalar", bf16])
+    assert op_bytes("aten::gather", gather) == 2 * 8192 * 2048 * 2  # one element read and written per index
+    table = rec([[1 << 20, 128], [64]], [bf16, "long int"])
+    assert op_bytes("fbgemm::split_embedding_lookup", table) == 0  # a custom op: what it reads is not its shapes
+    assert op_bytes("aten::index", table) == 0  # partial indexing: likewise
+    cat = rec([[[2, 4], [2, 4]], []], ["TensorList", "Scalar"])
+    assert memory_cost("aten::cat", cat, kineto_type(bf16)) == OpCost(0.0, 2 * 16 * 2, "bf16")  # the run's dtype
+    assert memory_cost("aten::view", rec([[4, 8]], ["float"])) is None
+    assert costable("aten::mul") and costable("flash_attn::_flash_attn_forward")
+    assert not costable("aten::view") and not costable("aten::index") and not costable("vllm::rms_norm")

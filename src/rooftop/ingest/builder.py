@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -71,7 +72,7 @@ def shape_ok(dims: Any, types: Any, concrete: Any) -> bool:
 class Builder:
     """Typed columns, interned names/threads/shapes, steps, NCCL args and skip reasons of one trace."""
 
-    def __init__(self, mapping: dict[str, Any], shape_ops: frozenset[str]) -> None:
+    def __init__(self, mapping: dict[str, Any], keeps_shape: Callable[[str], bool]) -> None:
         cats = mapping["categories"]
         self.cat_kind: dict[str, int] = {}
         for kind, key in (
@@ -86,7 +87,7 @@ class Builder:
         self.step_prefix: str = cats["step_prefix"]
         self.arg_keys: dict[str, str] = mapping["args"]
         self.older_keys: dict[str, str] = mapping["args_older"]
-        self.shape_ops = shape_ops
+        self.keeps_shape = cache(keeps_shape)  # by op name: whether its Input Dims are kept
         self.names: dict[str, int] = {}
         self.threads: dict[tuple[Any, Any], int] = {}
         self.gpu: dict[str, array[Any]] = {k: array("d") for k in ("ts", "dur", "bytes")} | {
@@ -189,7 +190,7 @@ class Builder:
         cpu["ext"].append(_int(ext))
         cpu["name"].append(self.name_id(name))
         sid = -1
-        if dims is not None and type(name) is str and name in self.shape_ops:
+        if dims is not None and type(name) is str and self.keeps_shape(name):
             sid = max(self.shape_id(dims, types, concrete), -1)
         cpu["shape"].append(sid)
 

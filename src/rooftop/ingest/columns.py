@@ -190,7 +190,7 @@ def _shapes(b: Builder, args: list[Any], cpu: Array, names: list[Any], kit: Any)
     rows = np.flatnonzero(cpu).tolist()
     sid = np.full(len(rows), -1, dtype=np.int64)
     unset, seen = kit.unset, b.raw_shapes
-    hits = np.fromiter(map(b.shape_ops.__contains__, _take(names, rows)), bool, len(rows))
+    hits = np.fromiter((type(n) is str and b.keeps_shape(n) for n in _take(names, rows)), bool, len(rows))
     for j in np.flatnonzero(hits).tolist():
         a = args[rows[j]]
         raw = a.input_dims if a.input_dims is not unset else a.input_dims_older

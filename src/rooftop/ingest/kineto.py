@@ -27,7 +27,7 @@ from rooftop.ingest import columns, fastjson
 from rooftop.ingest.builder import Builder
 from rooftop.ingest.mapping import load
 from rooftop.ingest.tables import KERNEL, MEMCPY, MEMSET, CpuTable, GpuTable, LaunchTable, Trace
-from rooftop.torchops.cost import covered_ops
+from rooftop.torchops.cost import costable
 
 __all__ = ["KERNEL", "MEMCPY", "MEMSET", "CpuTable", "GpuTable", "LaunchTable", "Trace", "iter_events", "read_trace"]
 
@@ -221,14 +221,13 @@ def read_trace(
     """
     p = Path(path)
     mapping = load("kineto_v1")
-    shape_ops = covered_ops()
-    builder = Builder(mapping, shape_ops)
+    builder = Builder(mapping, costable)
     meta: dict[str, Any] | None = None
     if fast:
         try:
             meta = _read_fast(p, builder, progress)
         except fastjson.NotFast:
-            builder = Builder(mapping, shape_ops)
+            builder = Builder(mapping, costable)
     if meta is None:
         meta = _read_slow(p, builder, progress)
     if builder.events == 0:

@@ -51,14 +51,14 @@ class LaunchTable:
 
 @dataclass(frozen=True, eq=False)
 class CpuTable:
-    """CPU operators and user annotations (ProfilerStep excluded), with shapes for the FLOP families."""
+    """CPU operators and user annotations (ProfilerStep excluded), with their recorded shapes (views excepted)."""
 
     ts_us: F64
     dur_us: F64
     thread: I64
     external_id: I64
     name_id: I64
-    shape_id: I64  # index into ``shapes`` (-1: none); only ops with a torchops formula keep shapes
+    shape_id: I64  # index into ``shapes`` (-1: none); views keep none
     shapes: list[tuple[Any, Any]]  # distinct (Input Dims, Input type): a model repeats a few shapes
     concrete: list[Any] = field(default_factory=list)  # Concrete Inputs of each ``shapes`` entry (None: absent)
 

@@ -6,13 +6,18 @@ and attention families: an operator's cost is shared among its GEMM/attention ke
 kernels when it has none) in proportion to their durations, so a split-K GEMM plus its reduction
 still adds up to the operator's FLOPs once. Attention is counted causal where the trace recorded
 ``is_causal`` (``Concrete Inputs``) and as the full rectangle otherwise; the point's provenance
-says which (``attention``). Copies carry the bytes Kineto records. Other kernels are timed points
-with no FLOPs.
+says which (``attention``). Every other operator with recorded shapes (elementwise, norms, copies,
+custom ops) carries no FLOPs and the bytes ``torchops.cost.op_bytes`` estimates from its shapes
+(tensor inputs read once, an output written; provenance ``bytes``), so memory-bound kernels sit
+under the bandwidth roof too. Copies carry the bytes Kineto records.
+Kernels of an operator without shapes (``record_shapes=False``) are timed points only.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -22,8 +27,18 @@ from rooftop.dtypes import DTYPES
 from rooftop.ingest.join import Joined, enclosing
 from rooftop.ingest.kineto import KERNEL, Trace
 from rooftop.ingest.timeline import name_mask
-from rooftop.torchops.cost import CONCRETE_INPUTS, INPUT_DIMS, INPUT_TYPE, carries_flops, causal_flag, cost
-from rooftop.torchops.kernel_classes import classify, op_of, short_kernel
+from rooftop.torchops.cost import (
+    CONCRETE_INPUTS,
+    INPUT_DIMS,
+    INPUT_TYPE,
+    carries_flops,
+    causal_flag,
+    cost,
+    covered_ops,
+    memory_cost,
+)
+from rooftop.torchops.dtype_names import KinetoType
+from rooftop.torchops.kernel_classes import classify, is_communication, op_of, short_kernel
 from rooftop.units import MICRO
 
 _FLOP_CLASSES = {"gemm", "gemv", "attention", "conv"}
@@ -34,37 +49,75 @@ F64 = NDArray[np.float64]
 I64 = NDArray[np.int64]
 
 
-def op_costs(trace: Trace) -> tuple[F64, F64, I64, list[str], I64]:
-    """Per CPU-op row: FLOPs, bytes, dtype index and attention convention bit (0, 0, -1, 0 when not computable).
-
-    Costs are computed once per distinct (operator, shape) pair, never per row.
-    """
+def _calls(trace: Trace, rows: I64) -> tuple[list[tuple[str, dict[str, Any]]], I64, I64]:
+    """The distinct (operator, recorded args) of the CPU-op ``rows`` that kept shapes, those rows, and their indices."""
     cpu = trace.cpu
-    flops, bytes_ = np.zeros(cpu.ts_us.size), np.zeros(cpu.ts_us.size)
-    dtype_idx = np.full(cpu.ts_us.size, -1, dtype=np.int64)
-    convention = np.zeros(cpu.ts_us.size, dtype=np.int64)
-    dtypes: list[str] = []
-    rows = np.flatnonzero(cpu.shape_id >= 0)
+    rows = rows[cpu.shape_id[rows] >= 0]
     if rows.size == 0:
-        return flops, bytes_, dtype_idx, dtypes, convention
+        return [], rows, rows
     pairs, inverse = np.unique(np.stack([cpu.name_id[rows], cpu.shape_id[rows]], axis=1), axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    uf, ub, ud = np.zeros(len(pairs)), np.zeros(len(pairs)), np.full(len(pairs), -1, dtype=np.int64)
-    uc = np.zeros(len(pairs), dtype=np.int64)
-    for i, (name_id, shape_id) in enumerate(pairs.tolist()):
+    calls = []
+    for name_id, shape_id in pairs.tolist():
         dims, types = cpu.shapes[shape_id]
         concrete = cpu.concrete[shape_id] if shape_id < len(cpu.concrete) else None
-        op, args = trace.names[name_id], {INPUT_DIMS: dims, INPUT_TYPE: types, CONCRETE_INPUTS: concrete}
+        calls.append((trace.names[name_id], {INPUT_DIMS: dims, INPUT_TYPE: types, CONCRETE_INPUTS: concrete}))
+    return calls, rows, inverse.reshape(-1)
+
+
+def op_costs(trace: Trace) -> tuple[F64, F64, I64, list[str], I64]:
+    """Per CPU-op row: FLOPs, bytes, dtype index and attention convention bit of the ops with a FLOP formula.
+
+    (0, 0, -1, 0 for the others.) Costs are computed once per distinct (operator, shape) pair.
+    """
+    n = trace.cpu.ts_us.size
+    flops, bytes_, dtype_idx, convention = np.zeros(n), np.zeros(n), np.full(n, -1, np.int64), np.zeros(n, np.int64)
+    dtypes: list[str] = []
+    covered = covered_ops()
+    formula = np.flatnonzero(np.isin(trace.cpu.name_id, [i for i, name in enumerate(trace.names) if name in covered]))
+    calls, rows, inverse = _calls(trace, formula)
+    k = len(calls)
+    uf, ub, ud, uc = np.zeros(k), np.zeros(k), np.full(k, -1, np.int64), np.zeros(k, np.int64)
+    for i, (op, args) in enumerate(calls):
         flag = causal_flag(op, args)  # None: not recorded, counted as the full rectangle
         c = cost(op, args, causal=flag is True)
         if c is not None and c.flops > 0:
-            uf[i], ub[i] = c.flops, c.bytes
-            if c.dtype not in dtypes:
-                dtypes.append(c.dtype)
-            ud[i] = dtypes.index(c.dtype)
+            uf[i], ub[i], ud[i] = c.flops, c.bytes, _index(dtypes, c.dtype)
             uc[i] = 0 if not c.attention else 1 if c.causal else 2 if flag is False else 4
     flops[rows], bytes_[rows], dtype_idx[rows], convention[rows] = uf[inverse], ub[inverse], ud[inverse], uc[inverse]
     return flops, bytes_, dtype_idx, dtypes, convention
+
+
+def memory_costs(trace: Trace, rows: I64, run_type: KinetoType | None, dtypes: list[str]) -> tuple[F64, I64]:
+    """Bytes and dtype index (into ``dtypes``, extended) of the CPU-op ``rows``, ops without FLOPs (``memory_cost``).
+
+    Only the rows asked for: the ops that launched kernels; the others' bytes would never be used.
+    ``run_type`` is what a TensorList's tensors are taken to be (Kineto records no type).
+    """
+    moved, dtype_idx = np.zeros(rows.size), np.full(rows.size, -1, np.int64)
+    calls, _, inverse = _calls(trace, rows)
+    kept = trace.cpu.shape_id[rows] >= 0
+    ub, ud = np.zeros(len(calls)), np.full(len(calls), -1, np.int64)
+    for i, (op, args) in enumerate(calls):
+        c = memory_cost(op, args, run_type)
+        if c is not None:
+            ub[i], ud[i] = c.bytes, _index(dtypes, c.dtype)
+    moved[kept], dtype_idx[kept] = ub[inverse], ud[inverse]
+    return moved, dtype_idx
+
+
+def _index(names: list[str], name: str) -> int:
+    if name not in names:
+        names.append(name)
+    return names.index(name)
+
+
+def _run_type(dtypes: list[str], dtype_idx: I64) -> KinetoType | None:
+    """The element type of most FLOP-carrying op calls (the model's compute dtype); None without any."""
+    counts = Counter(dtypes[i] for i in dtype_idx[dtype_idx >= 0].tolist() if dtypes[i] in DTYPES)
+    if not counts:
+        return None
+    dtype = counts.most_common(1)[0][0]
+    return KinetoType(dtype, DTYPES[dtype].bytes)
 
 
 def costing_op(trace: Trace, joined: Joined, op_flops: F64) -> I64:
@@ -98,6 +151,8 @@ def allocate(trace: Trace, joined: Joined) -> tuple[F64, F64, I64, list[str], I6
 
     The op is ``costing_op``'s. Within one op, GEMM/attention-class kernels share its cost in
     proportion to their durations; when the op launched none of those, all its kernels share it.
+    An op without FLOPs gives its kernels its bytes (``memory_costs``), unless they are
+    communication: a collective's traffic is on the links (the collectives table), not in HBM.
     """
     g = trace.gpu
     op_flops, op_bytes, op_dtype, dtypes, op_convention = op_costs(trace)
@@ -106,7 +161,13 @@ def allocate(trace: Trace, joined: Joined) -> tuple[F64, F64, I64, list[str], I6
     convention = np.zeros(g.ts_us.size, dtype=np.int64)
     op = costing_op(trace, joined, op_flops)
     cand = np.flatnonzero((op >= 0) & (g.kind == KERNEL))
-    cand = cand[op_flops[op[cand]] > 0] if cand.size else cand
+    if cand.size:
+        memory = cand[(op_flops[op[cand]] <= 0) & ~name_mask(trace, is_communication)[cand]]
+        launchers = np.flatnonzero(np.bincount(op[memory], minlength=trace.cpu.ts_us.size))  # not np.unique:
+        # without return_* it asks np.ma.is_masked, and importing numpy.ma costs 12 ms
+        run_type = _run_type(dtypes, op_dtype[op_flops > 0])
+        op_bytes[launchers], op_dtype[launchers] = memory_costs(trace, launchers, run_type, dtypes)
+        cand = cand[(op_flops[op[cand]] > 0) | np.isin(cand, memory) & (op_bytes[op[cand]] > 0)]
     if cand.size == 0:
         return flops, bytes_, dtype_idx, dtypes, convention
     ops = op[cand]
@@ -170,6 +231,8 @@ def _point(trace: Trace, op_id: int, name_id: int, kind: int, rank: int | None, 
     kc = classify(name)
     host_copy = kind != KERNEL and bool(re.search(r"HtoD|DtoH|Host|Pageable|Pinned", name))
     provenance = {"kernel": name, "cpu_op": op_name, "class": kc.name, "file": trace.path, "rank": rank}
+    if kind == KERNEL and flops == 0 and moved > 0:
+        provenance["bytes"] = "estimated from the op's recorded shapes (torchops.cost.op_bytes)"
     if convention:  # attention: the causal convention its FLOPs were counted in
         provenance["attention"] = " + ".join(label for bit, label in CONVENTIONS.items() if convention & bit)
     return RooflinePoint(

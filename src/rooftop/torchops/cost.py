@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from rooftop.torchops.dtype_names import TENSOR_LIST, kineto_type, tensor_list_bytes
+from rooftop.torchops.dtype_names import TENSOR_LIST, KinetoType, kineto_type, tensor_list_bytes
 from rooftop.torchops.formulas import ATTENTION_FAMILIES, MATMUL_FAMILIES, Dims, attention, numel
 from rooftop.torchops.mapping import load
 
@@ -45,9 +45,28 @@ def _views() -> frozenset[str]:
     return frozenset(load("ops_v2")["views"]["ops"])
 
 
+@cache
+def _once() -> frozenset[str]:
+    return frozenset(load("ops_v2")["once"]["ops"])
+
+
+@cache
+def _partial() -> frozenset[str]:
+    return frozenset(load("ops_v2")["partial"]["ops"])
+
+
 def covered_ops() -> frozenset[str]:
-    """Every op with a FLOP formula (the ops whose shapes a trace reader keeps)."""
+    """Every op with a FLOP formula."""
     return frozenset(_ops())
+
+
+def costable(op: str) -> bool:
+    """Whether ``op``'s recorded shapes can give it a cost (the ops whose shapes a trace reader keeps).
+
+    An op with a FLOP formula, or an aten op whose bytes ``op_bytes`` estimates: not a view, not a
+    partial-indexing op. Custom ops and annotations are not: their inputs may be tables they index.
+    """
+    return op in _ops() or (op.startswith("aten::") and op not in _views() and op not in _partial())
 
 
 def carries_flops(op: str) -> bool:
@@ -96,6 +115,16 @@ def _count(dims: Any) -> float:
     return numel(dims) if all(type(d) is int for d in dims) else 0.0
 
 
+def _concrete_int(args: Mapping[str, Any], pos: int) -> int:
+    """The integer scalar at ``pos`` in ``Concrete Inputs`` (0 when not recorded or not an integer)."""
+    concrete = args.get(CONCRETE_INPUTS)
+    value = concrete[pos] if isinstance(concrete, list) and pos < len(concrete) else None
+    try:
+        return int(value) if isinstance(value, str) else 0
+    except ValueError:
+        return 0
+
+
 def _is_shape(x: Any) -> bool:
     return isinstance(x, list) and all(type(d) is int and d >= 0 for d in x)
 
@@ -133,17 +162,37 @@ def cost(op: str, args: Mapping[str, Any], *, causal: bool = False) -> OpCost | 
     return OpCost(flops, _read_bytes(args) + written, dtype, is_attention, causal and is_attention)
 
 
+def memory_cost(op: str, args: Mapping[str, Any], list_type: KinetoType | None = None) -> OpCost | None:
+    """An op without FLOPs (elementwise, norms, copies, custom ops): ``op_bytes``' estimate at its first tensor's dtype.
+
+    ``list_type``: what a TensorList's tensors are taken to be (the run's dtype; Kineto records
+    none). None when the op moves nothing (a view, no recorded tensor).
+    """
+    moved = op_bytes(op, args, list_type.bytes if list_type else None)
+    if moved <= 0:
+        return None
+    types = args.get(INPUT_TYPE)
+    known = [kt for kt in map(kineto_type, types if isinstance(types, list) else []) if kt is not None]
+    first = known[0] if known else list_type
+    return OpCost(0.0, moved, first.dtype if first else "unknown")
+
+
 def op_bytes(op: str, args: Mapping[str, Any], list_bytes: float | None = None) -> float:
     """Bytes of any op: its formula's when it has one, else inputs read once plus an estimated output.
 
-    Views move nothing; embedding reads the gathered rows (indices plus rows, written once); cat
-    writes what it reads; any other op writes one tensor the size of its largest input.
+    Views move nothing; ops outside ``aten`` (custom kernels, autograd nodes, annotations: their
+    inputs may be tables they index) and aten's partial-indexing ops (``[partial]``) get no
+    estimate (0). Embedding and index_select read the gathered rows (indices plus rows, written
+    once); gather reads and writes one element per index (the index itself not counted: it is
+    often an expanded view whose recorded shape is not what is read); cat writes what it reads;
+    copies, fills and reductions (``[once]`` in ops_v2.toml) move their recorded tensors once;
+    any other op writes one tensor the size of its largest input.
     """
     c = cost(op, args)
     if c is not None:
         return c.bytes
-    if op in _views():
-        return 0.0
+    if not costable(op):
+        return 0.0  # a view moves nothing; the others an unknown part of their inputs
     found = tensors(args, list_bytes)
     if not found:
         return 0.0
@@ -154,4 +203,13 @@ def op_bytes(op: str, args: Mapping[str, Any], list_bytes: float | None = None) 
         return rows * found[1][1] + 2 * rows * dims0[-1] * size0
     if op == "aten::cat":
         return 2 * reads
+    if op == "aten::index_select" and len(found) > 1 and dims0:  # (self, dim, index): whole slices along dim
+        dim = _concrete_int(args, 1)
+        if -len(dims0) <= dim < len(dims0) and type(dims0[dim]) is int and dims0[dim] > 0:
+            picked = _count(found[1][0]) * _count(dims0) / dims0[dim]
+            return _count(found[1][0]) * found[1][1] + 2 * picked * size0
+    if op in ("aten::gather", "aten::take_along_dim") and len(found) > 1:  # (self, dim, index): one element per index
+        return 2 * _count(found[1][0]) * size0  # the index not counted: often a stride-0 expand of a column
+    if op in _once():
+        return reads
     return reads + max(_count(d) for d, _ in found) * size0
