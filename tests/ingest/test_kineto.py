@@ -81,8 +81,22 @@ def test_skipped_events_are_counted(tmp_path: Path) -> None:
 
 
 def test_no_kernels_is_an_error(tmp_path: Path) -> None:
-    with pytest.raises(TraceFormatError, match="no GPU kernel events"):
+    with pytest.raises(
+        TraceFormatError, match=r"no GPU kernel events .* among 1 events \(cuda_runtime 1\); record with"
+    ):
         read_trace(write_trace(tmp_path / "t.json", [launch(0, 1, 1)]))
+
+
+def test_no_kernels_says_what_the_file_holds_instead(tmp_path: Path) -> None:
+    # HTA's tests/data/memory_analysis/memory_timeline.raw.gz: a bare array of [ts, action, bytes, category].
+    timeline = tmp_path / "memory_timeline.raw"
+    timeline.write_text("[[-1, 1, 37888, 7], [-1, 1, 512, 7], [-1, 1, 512, 7]]")
+    with pytest.raises(TraceFormatError, match="not a Chrome trace: none of its 3 entries is an event object"):
+        read_trace(timeline)
+    # HTA's tests/data/cupti_profiler/...trace.json.gz: CUPTI range-profiler counters, no kernel timeline.
+    ranged = {**kernel(0, 121_431, 1), "cat": "cuda_profiler_range", "args": {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 38731776}}  # fmt: skip
+    with pytest.raises(TraceFormatError, match="cuda_profiler_range 1.*CUPTI counters of replayed kernels"):
+        read_trace(write_trace(tmp_path / "t.json", [launch(0, 1, 1), ranged]))
 
 
 def test_not_json(tmp_path: Path) -> None:

@@ -77,3 +77,12 @@ def test_steps_equal_hta(name: str) -> None:
     assert t["idle_s"] == pytest.approx(idle * US)
     assert t["compute_s"] == pytest.approx(compute * US)
     assert t["non_compute_s"] == pytest.approx(non_compute * US)
+
+
+def test_pytorch18_compute_properties_name_the_gpu() -> None:
+    # kineto's tb_plugin test input (PyTorch 1.8 era) names its devices under "computeProperties",
+    # not "deviceProperties": 30 "Kernel" events of 48 µs in all, 225,275 -> 236,502 µs.
+    trace, joined = real(FOLDER, "torch18_tbplugin_gpu_metrics_v100.json.gz")
+    assert trace.device_name == "Tesla V100-DGXS-32GB" and trace.vendor == "NVIDIA"
+    tl = analyse(trace, joined)
+    assert tl["kernels"] == 30 and tl["busy_s"] == pytest.approx(48 * US) and tl["span_s"] == pytest.approx(11_227 * US)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gzip
 import zlib
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, cast
@@ -234,8 +235,37 @@ def read_trace(
         raise TraceFormatError(f"{p}: no trace events (expected a 'traceEvents' list)")
     trace = builder.finish(str(p), meta)
     if require_kernels and not np.any(trace.gpu.kind == KERNEL):
-        raise TraceFormatError(
-            f"{p}: no GPU kernel events (cat=kernel) among {builder.events} events; "
-            "record with ProfilerActivity.CUDA to see the GPU"
-        )
+        raise TraceFormatError(_no_kernels(p, builder))
     return trace
+
+
+def _no_kernels(p: Path, builder: Builder) -> str:
+    """Why a file read as a trace holds no kernels, and what to do: one line."""
+    if builder.skipped.get("event is not a JSON object", 0) == builder.events:
+        return f"{p}: not a Chrome trace: none of its {builder.events:,} entries is an event object"
+    cats = _categories(p)
+    seen = ", ".join(f"{cat} {n:,}" for cat, n in cats.most_common(4))
+    text = f"{p}: no GPU kernel events (cat=kernel) among {builder.events:,} events ({seen or 'no categories'}); "
+    if "cuda_profiler_range" in cats:  # CUPTI's range profiler: counters per kernel, replayed, no timeline
+        return text + (
+            "its cuda_profiler_range events are CUPTI counters of replayed kernels, not a timeline: "
+            "profile with ProfilerActivity.CUDA, or read the counters with Nsight Compute (rooftop import ncu.csv)"
+        )
+    if any("mtia" in cat for cat in cats):
+        return text + "an MTIA trace: rooftop reads CUDA and ROCm kernel timelines"
+    return text + "record with ProfilerActivity.CUDA to see the GPU"
+
+
+def _categories(p: Path) -> Counter[str]:
+    """How many events of each ``cat`` the trace holds (read again: only when explaining an error)."""
+    import ijson
+
+    counts: Counter[str] = Counter()
+    try:
+        with _opener(p)() as f:
+            for prefix, event, value in ijson.parse(f):
+                if event == "string" and prefix in ("traceEvents.item.cat", "item.cat"):
+                    counts[value] += 1
+    except _json_errors():
+        pass  # what was counted still says something
+    return counts

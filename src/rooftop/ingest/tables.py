@@ -87,10 +87,16 @@ class Trace:
 
     @property
     def device_name(self) -> str:
-        """The first ``deviceProperties`` name, or '' (also when it is not a string)."""
-        props = self.metadata.get(load("kineto_v1")["metadata"]["device_properties"])
-        name = props[0].get("name") if isinstance(props, list) and props and isinstance(props[0], dict) else None
-        return name if isinstance(name, str) else ""  # str() of a 5,000-deep list recursed out
+        """The first device's name in ``deviceProperties`` (``computeProperties`` in PyTorch 1.8), or ''.
+
+        '' also when it is not a string (str() of a 5,000-deep list recursed out).
+        """
+        for key in load("kineto_v1")["metadata"]["device_properties"]:
+            props = self.metadata.get(key)
+            name = props[0].get("name") if isinstance(props, list) and props and isinstance(props[0], dict) else None
+            if isinstance(name, str):
+                return name
+        return ""
 
     @property
     def vendor(self) -> str:
