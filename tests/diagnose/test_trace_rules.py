@@ -36,6 +36,9 @@ def test_idle_gaps() -> None:
     # issue 10: a 10.9 s gap read "largest gap 1.09e+04 ms"
     (long,) = trace_idle_gaps(ev(tl(span_s=20.0, idle_s=15.0, largest_gap_s=10.9)))
     assert "largest gap 10.9 s" in long.title and "e+" not in long.title
+    # param's ResNet trace: 605 ms of the 6.05 s idle under HtoD copies; here copies hold 0.3 of 0.5 s
+    (copy,) = trace_idle_gaps(ev(tl(gap_host_s=0.1, gap_copy_s=0.3)))
+    assert "while memcpy/memset run" in copy.title and copy.evidence["gap_copy_share"] == 0.6  # 0.3 / 0.5
 
 
 def test_idle_gaps_of_a_graph_captured_step_do_not_advise_capturing_it() -> None:

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rooftop.ingest.join import join
+from rooftop.ingest.kineto import read_trace
 from rooftop.ingest.timeline import analyse
-from tests.ingest.conftest import hta
+from tests.ingest.conftest import cpu_op, hta, kernel, launch, write_trace
 
 US = 1e-6
 
@@ -97,11 +100,25 @@ def test_cuda_graph_replays_detected() -> None:
 def test_gap_causes_add_up_to_idle_between_kernels() -> None:
     for name in ("sampled_rank-0.json.gz", "alexnet_a100.json.gz", "nccl_data.json.gz"):
         tl = analyse(*hta(name))
-        total = tl["gap_host_s"] + tl["gap_sync_s"] + tl["gap_other_s"]
+        total = tl["gap_host_s"] + tl["gap_sync_s"] + tl["gap_copy_s"] + tl["gap_other_s"]
         assert total == pytest.approx(tl["idle_s"], rel=1e-9, abs=1e-9)
     # alexnet waits on the host between iterations: almost all of the 12.8 s idle is host time
     tl = analyse(*hta("alexnet_a100.json.gz"))
     assert tl["gap_host_s"] / tl["idle_s"] > 0.99
+
+
+def test_a_gap_filled_by_a_copy_is_a_copy_gap(tmp_path: Path) -> None:
+    # kernels [0,10) and [100,110) µs: a 90 µs gap. A HtoD copy runs 20-60 (40 µs, "copy") while a
+    # CPU op runs 10-90 (the rest of its 80 µs, 40, is "host"); a cudaStreamSynchronize 90-95 is
+    # "sync" (5 µs); 95-100 is "other".
+    events = [
+        kernel(0, 10, 1), kernel(100, 10, 2), {**kernel(20, 40, 3, name="Memcpy HtoD (Pinned -> Device)"), "cat": "gpu_memcpy"},
+        cpu_op(10, 80, "aten::to"), launch(90, 5, 4, name="cudaStreamSynchronize"),
+    ]  # fmt: skip
+    trace = read_trace(write_trace(tmp_path / "t.json", events))
+    tl = analyse(trace, join(trace))
+    got = {k: round(tl[k] / US, 6) for k in ("gap_copy_s", "gap_host_s", "gap_sync_s", "gap_other_s")}
+    assert got == {"gap_copy_s": 40, "gap_host_s": 40, "gap_sync_s": 5, "gap_other_s": 5}
 
 
 def test_triton_kernel_has_its_driver_launch() -> None:

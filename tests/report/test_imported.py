@@ -87,7 +87,7 @@ def test_render_run_of_ranks(tmp_path: Path) -> None:
     assert "rank 0" in text and "triton_example.json.gz" in text
     assert text.count("top 2 of") == 1 and "top 1 of 1 points" in text  # triton_example has a single point
     assert (
-        "largest gap                none: the kernels' intervals leave no hole" in text
+        "largest gap                       none: the kernels' intervals leave no hole" in text
     )  # one kernel: no gap, no 'nan'
     assert "nan" not in text
     assert text.startswith("roofs: a100-80gb-sxm:")

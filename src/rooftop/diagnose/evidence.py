@@ -99,6 +99,7 @@ class TimelineEvidence:
     largest_gap_start_us: float | None = None
     gap_host_s: float = 0.0
     gap_sync_s: float = 0.0
+    gap_copy_s: float = 0.0
     gap_other_s: float = 0.0
     nccl_s: float = 0.0
     comm_compute_overlap_s: float = 0.0

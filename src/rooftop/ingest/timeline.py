@@ -7,8 +7,9 @@ Conventions (shared with the fixture READMEs and HTA):
   end; idle = span - busy; a gap is a hole between merged intervals;
 * a kernel is communication when its name matches the ``communication`` class (NCCL/RCCL);
   compute = every other kernel; overlap = |communication union ∩ compute union|;
-* a gap is ``sync`` while a blocking host call (cudaDeviceSynchronize, ...) runs, ``host`` while
-  some CPU op runs (the GPU waits for the host to launch), ``other`` otherwise.
+* a gap is ``sync`` while a blocking host call (cudaDeviceSynchronize, ...) runs, else ``copy``
+  while a memcpy/memset runs on the GPU (the kernels wait for data), else ``host`` while some CPU
+  op runs (the GPU waits for the host to launch), ``other`` otherwise.
 
 All output durations are seconds (SI); ``largest_gap_start_us`` stays in the trace's clock (µs)
 so the gap can be found in a trace viewer.
@@ -58,6 +59,9 @@ def _names_in(trace: Trace, ids: np.ndarray[Any, Any], wanted: set[str]) -> np.n
     return per_name[ids] if ids.size else np.zeros(0, dtype=bool)
 
 
+GAP_CAUSES = ("gap_host_s", "gap_sync_s", "gap_copy_s", "gap_other_s")  # the keys of the idle time's causes
+
+
 def busy_and_gaps(ts: np.ndarray[Any, Any], dur: np.ndarray[Any, Any], base: float = 0.0) -> dict[str, Any]:
     """Busy, span, idle (µs) and the largest gap of intervals whose starts are ``ts - base``."""
     merged = iv.merge(ts, ts + dur)
@@ -86,14 +90,20 @@ def _gap_causes(trace: Trace, merged: iv.Merged, base: float) -> dict[str, float
     is_sync = _names_in(trace, launches.name_id, sync_names)
     sync_ts = launches.ts_us[is_sync] - base
     sync = iv.merge(sync_ts, sync_ts + launches.dur_us[is_sync])
+    gpu = trace.gpu
+    is_copy = (gpu.kind == MEMCPY) | (gpu.kind == MEMSET)
+    copy_ts = gpu.ts_us[is_copy] - base
+    copy = iv.union(iv.merge(copy_ts, copy_ts + gpu.dur_us[is_copy]), sync)
     cpu_ts = trace.cpu.ts_us - base
     cpu = iv.merge(cpu_ts, cpu_ts + trace.cpu.dur_us)
     in_sync = iv.overlap(gaps, sync)
-    in_host = iv.overlap(gaps, iv.union(cpu, sync)) - in_sync
+    in_copy = iv.overlap(gaps, copy) - in_sync
+    in_host = iv.overlap(gaps, iv.union(cpu, copy)) - in_sync - in_copy
     return {
         "gap_sync_s": in_sync * MICRO,
+        "gap_copy_s": in_copy * MICRO,
         "gap_host_s": in_host * MICRO,
-        "gap_other_s": (total - in_sync - in_host) * MICRO,
+        "gap_other_s": (total - in_sync - in_copy - in_host) * MICRO,
     }
 
 

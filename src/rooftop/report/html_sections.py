@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rooftop.core.artifact import Result, Run
+from rooftop.ingest.timeline import GAP_CAUSES
 from rooftop.report.chart import result_label
 from rooftop.units import seconds, si
 
@@ -103,8 +104,7 @@ def import_sections(result: Result) -> str:
             ("span / busy / idle", f"{seconds(tl['span_s'])} / {seconds(tl['busy_s'])} / {seconds(tl['idle_s'])} "
                                    f"({tl.get('idle_share', 0):.1%} idle)"),
             ("largest gap", seconds(gap) if isinstance(gap, float) and math.isfinite(gap) else "none"),
-            ("gaps: host / sync / other", " / ".join(seconds(tl.get(k, 0.0)) for k in
-                                                     ("gap_host_s", "gap_sync_s", "gap_other_s"))),
+            ("gaps: host / sync / copy / other", " / ".join(seconds(tl.get(k, 0.0)) for k in GAP_CAUSES)),
             ("communication", f"{tl.get('nccl_kernels', 0)} kernels, {seconds(tl.get('nccl_s', 0.0))}, "
                               f"{seconds(tl.get('comm_compute_overlap_s', 0.0))} under compute"),
         ]  # fmt: skip

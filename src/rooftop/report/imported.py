@@ -12,6 +12,7 @@ from rich.text import Text
 from rooftop.core.artifact import Result, Run
 from rooftop.core.points import RooflinePoint
 from rooftop.core.roofs import Roofs
+from rooftop.ingest.timeline import GAP_CAUSES
 from rooftop.report.layout import Cell, Column, fit_table, pairs_table, shorten_name
 from rooftop.report.tables import findings_group, print_line
 from rooftop.units import seconds, si
@@ -101,8 +102,7 @@ def timeline_table(tl: dict[str, Any], width: int = 220) -> Table:
         ("span / busy / idle", f"{seconds(tl['span_s'])} / {seconds(tl['busy_s'])} / {seconds(tl['idle_s'])} "
                                f"({tl.get('idle_share', 0):.1%} idle)"),
         ("largest gap", _largest_gap(tl)),
-        ("gaps: host / sync / other", f"{seconds(tl.get('gap_host_s', 0))} / {seconds(tl.get('gap_sync_s', 0))} / "
-                                      f"{seconds(tl.get('gap_other_s', 0))}"),
+        ("gaps: host / sync / copy / other", " / ".join(seconds(tl.get(k, 0.0)) for k in GAP_CAUSES)),
         ("communication", f"{tl['nccl_kernels']} kernels, {seconds(tl['nccl_s'])} (union), "
                           f"{seconds(tl['comm_compute_overlap_s'])} under compute"),
         ("unjoined kernels", f"{tl['unjoined_kernels']:,} ({tl.get('unjoined_share', 0):.1%}) without a launch call"),

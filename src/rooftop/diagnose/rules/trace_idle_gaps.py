@@ -1,4 +1,4 @@
-"""The GPU waits: idle gaps in a measured timeline, attributed to host work or synchronisation."""
+"""The GPU waits: idle gaps in a measured timeline, attributed to host work, synchronisation or copies."""
 
 from __future__ import annotations
 
@@ -20,10 +20,12 @@ def trace_idle_gaps(ev: Evidence) -> list[Finding]:
     share = tl.idle_s / tl.span_s
     if share < IDLE_SHARE:
         return []
-    gaps = tl.gap_host_s + tl.gap_sync_s + tl.gap_other_s
-    host_share = tl.gap_host_s / gaps if gaps else 0.0
-    sync_share = tl.gap_sync_s / gaps if gaps else 0.0
-    cause = "while the host runs CPU ops" if host_share >= 0.5 else "in synchronisations" if sync_share >= 0.5 else ""
+    gaps = tl.gap_host_s + tl.gap_sync_s + tl.gap_copy_s + tl.gap_other_s
+    parts = (tl.gap_host_s, tl.gap_sync_s, tl.gap_copy_s)
+    host_share, sync_share, copy_share = (part / gaps if gaps else 0.0 for part in parts)
+    causes = {"while the host runs CPU ops": host_share, "in synchronisations": sync_share,
+              "while memcpy/memset run (the kernels wait for data)": copy_share}  # fmt: skip
+    cause = next((text for text, share in causes.items() if share >= 0.5), "")
     graphed = tl.kernels > 0 and tl.graph_kernels >= tl.kernels / 2
     remedies = REMEDIES["host"]
     if graphed:  # already captured: the idle is host work between replays; do not advise capturing again
@@ -46,6 +48,7 @@ def trace_idle_gaps(ev: Evidence) -> list[Finding]:
                 "largest_gap_start_us": tl.largest_gap_start_us,
                 "gap_host_share": round(host_share, 3),
                 "gap_sync_share": round(sync_share, 3),
+                "gap_copy_share": round(copy_share, 3),
                 "graph_kernel_share": round(tl.graph_kernels / tl.kernels, 3) if tl.kernels else 0.0,
             },
             remedies=remedies,
