@@ -39,9 +39,9 @@ REFUSED = {
 def test_at_least_35_distinct_families_each_counted_or_refused():
     assert set(FAMILIES) == set(EXPECTED)  # every file has transformers' count (or its failure)
     model_types = {json.loads((CONFIGS / f / "config.json").read_text())["model_type"] for f in FAMILIES}
-    assert len(model_types) == 44  # 51 files of 44 model types: 32 counted, 12 refused
+    assert len(model_types) == 45  # 52 files of 45 model types
     counted = {f for f in FAMILIES if f not in REFUSED}
-    assert len(counted) == 39 and all("params" in EXPECTED[f] for f in counted)
+    assert len(counted) == 40 and all("params" in EXPECTED[f] for f in counted)
 
 
 @pytest.mark.parametrize("family", [f for f in FAMILIES if f not in REFUSED])
@@ -67,6 +67,17 @@ def test_null_refusal_field_does_not_refuse():
     raw = json.loads((CONFIGS / "mistral" / "config.json").read_text())
     assert "cross_attention_hidden_size" in raw and raw["cross_attention_hidden_size"] is None
     assert load_config_file(CONFIGS / "mistral").param_count() == 7_248_023_552
+
+
+def test_starcoder2_ties_its_embeddings_by_default():
+    # starcoder2-7b's config has no tie_word_embeddings; transformers' Starcoder2Config defaults it to True
+    spec = load_config_file(CONFIGS / "starcoder2")
+    assert spec.tied_embeddings
+    # per layer: q, o 4608 x 4608 + 4608 = 21,238,272 each; k, v 4608 x 512 + 512 = 2,359,808 each
+    # (4 KV heads of 128); c_fc 4608 x 18432 + 18432 = 84,953,088; c_proj 18432 x 4608 + 4608 =
+    # 84,939,264; two LayerNorms 4 x 4608 = 18,432 -> 217,106,944. x 32 = 6,947,422,208, + embedding
+    # 49152 x 4608 = 226,492,416 (the lm_head shares it) + final LayerNorm 9,216
+    assert spec.param_count() == 7_173_923_840  # untied it was 226,492,416 more: 7,400,416,256
 
 
 def test_llama4_shared_expert_and_interleaved_moe_layers():

@@ -66,7 +66,8 @@ FAMILIES: dict[str, dict[str, Any]] = {
     "gpt2": {**LAYERNORM_GELU, **ALL_BIASES, "tied_embeddings": True, "learned_positions": True},
     "gpt_bigcode": {**LAYERNORM_GELU, **ALL_BIASES, "tied_embeddings": True, "learned_positions": True},
     "gpt_neox": {**LAYERNORM_GELU, **ALL_BIASES},
-    "starcoder2": {**LAYERNORM_GELU, **ALL_BIASES},
+    # transformers' Starcoder2Config: tie_word_embeddings = True (starcoder2-7b's config omits the key)
+    "starcoder2": {**LAYERNORM_GELU, **ALL_BIASES, "tied_embeddings": True},
     "phi": {**LAYERNORM_GELU, **ALL_BIASES, "norms_per_layer": 1, "lm_head_bias": True},
     "gptj": {**LAYERNORM_GELU, "mlp_bias": True, "norms_per_layer": 1, "lm_head_bias": True},
     "codegen": {**LAYERNORM_GELU, "mlp_bias": True, "norms_per_layer": 1, "lm_head_bias": True},
@@ -89,7 +90,7 @@ FAMILIES: dict[str, dict[str, Any]] = {
     "arcee": {"gated_mlp": False, "activation": "relu2"},
     "granite": LLAMA,
     "granitemoe": LLAMA,
-    "ernie4_5": LLAMA,
+    "ernie4_5": {"tied_embeddings": True},  # Ernie4_5Config: tie_word_embeddings = True
     "glm4_moe": {"qkv_bias": True, "o_bias": False},
     "flex_olmo": {"qk_norm": True, "qk_norm_full": True},
     "apertus": {"gated_mlp": False, "activation": "xielu", "qk_norm": True},
