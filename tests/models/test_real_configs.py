@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from rooftop.errors import SpecError
-from rooftop.models.hf_config import load_config_file
+from rooftop.models.hf_config import load_config_file, spec_from_config
 
 CONFIGS = Path(__file__).resolve().parents[1] / "data" / "configs"
 EXPECTED = json.loads((CONFIGS / "expected_params.json").read_text(encoding="utf-8"))
@@ -78,6 +78,39 @@ def test_starcoder2_ties_its_embeddings_by_default():
     # 84,939,264; two LayerNorms 4 x 4608 = 18,432 -> 217,106,944. x 32 = 6,947,422,208, + embedding
     # 49152 x 4608 = 226,492,416 (the lm_head shares it) + final LayerNorm 9,216
     assert spec.param_count() == 7_173_923_840  # untied it was 226,492,416 more: 7,400,416,256
+
+
+def test_smollm3_ties_its_embeddings_by_default():
+    # SmolLM3-3B's published config.json (HuggingFaceTB/SmolLM3-3B), its shape fields as they are
+    # there: no tie_word_embeddings key, and transformers' SmolLM3Config defaults it to True. Written
+    # out here, not vendored: the only copy found on GitHub sits in a repository with no licence.
+    config = {
+        "architectures": ["SmolLM3ForCausalLM"],
+        "model_type": "smollm3",
+        "attention_bias": False,
+        "mlp_bias": False,
+        "hidden_act": "silu",
+        "hidden_size": 2048,
+        "intermediate_size": 11008,
+        "layer_types": ["full_attention"] * 36,
+        "max_position_embeddings": 65536,
+        "max_window_layers": 28,
+        "no_rope_layer_interval": 4,
+        "no_rope_layers": [1, 1, 1, 0] * 9,
+        "num_attention_heads": 16,
+        "num_hidden_layers": 36,
+        "num_key_value_heads": 4,
+        "sliding_window": None,
+        "use_sliding_window": False,
+        "vocab_size": 128256,
+    }
+    spec = spec_from_config(config, "smollm3-3b")
+    assert spec.tied_embeddings and spec.notes == ()  # a known family, no longer "read as Llama-style"
+    # per layer: q, o 2048 x 2048 = 4,194,304 each; k, v 2048 x 512 = 1,048,576 each (4 KV heads of
+    # 128) -> 10,485,760; MLP 3 x 2048 x 11008 = 67,633,152; two RMSNorms 4,096 -> 78,123,008.
+    # x 36 = 2,812,428,288, + embedding 128256 x 2048 = 262,668,288 (shared with the lm_head) +
+    # final norm 2,048. transformers 5.24.0 counts the same; its checkpoint index says 3,075,098,624
+    assert spec.param_count() == 3_075_098_624  # untied it was 262,668,288 more: 3,337,766,912
 
 
 def test_llama4_shared_expert_and_interleaved_moe_layers():

@@ -85,6 +85,10 @@ FAMILIES: dict[str, dict[str, Any]] = {
     "cohere": {"norm": "layer", "norm_bias": False, "norms_per_layer": 1, "tied_embeddings": True},
     "cohere2": {"norm": "layer", "norm_bias": False, "norms_per_layer": 1, "tied_embeddings": True},
     "seed_oss": {"o_bias": False},
+    # SmolLM3Config: tie_word_embeddings = True (SmolLM3-3B's config omits the key). Its NoPE layers
+    # (no_rope_layers, no_rope_layer_interval) only skip the rotary embedding, which has no
+    # parameters and which rooftop does not model as an operator: they change no count here.
+    "smollm3": {"tied_embeddings": True},
     "phimoe": {"norm": "layer"},
     "nemotron": {"gated_mlp": False, "activation": "relu2", "norm": "layer"},
     "arcee": {"gated_mlp": False, "activation": "relu2"},
