@@ -65,3 +65,13 @@ def test_never_executes_auto_map(tmp_path):
 def test_multimodal_text_config_is_used():
     s = spec_from_config({"model_type": "llava", "text_config": LLAMA}, "x")
     assert s.hidden == 64
+
+
+def test_nested_text_config_gets_its_class_defaults():
+    # a wrapper's qwen2 text_config that leaves out its shapes gets Qwen2Config's defaults ...
+    nested = {"model_type": "qwen2", "vocab_size": 1000}
+    s = spec_from_config({"model_type": "wrapper", "text_config": nested}, "x")
+    assert (s.hidden, s.layers, s.heads, s.kv_heads, s.ffn, s.vocab) == (4096, 32, 32, 32, 22016, 1000)
+    # ... a top-level config does not: a missing shape there is an error
+    with pytest.raises(SpecError, match="missing field 'hidden_size'"):
+        spec_from_config(nested, "x")

@@ -33,15 +33,16 @@ REFUSED = {
     "opt": "offset position table",
     "deepseek-v4": "DeepSeek sparse attention",
     "mimo-v2": "per-layer-type KV head counts",
+    "qwen2-audio": "'audio_config' announces an audio tower",
 }
 
 
 def test_at_least_35_distinct_families_each_counted_or_refused():
     assert set(FAMILIES) == set(EXPECTED)  # every file has transformers' count (or its failure)
     model_types = {json.loads((CONFIGS / f / "config.json").read_text())["model_type"] for f in FAMILIES}
-    assert len(model_types) == 45  # 52 files of 45 model types
+    assert len(model_types) == 47  # 54 files of 47 model types
     counted = {f for f in FAMILIES if f not in REFUSED}
-    assert len(counted) == 40 and all("params" in EXPECTED[f] for f in counted)
+    assert len(counted) == 41 and all("params" in EXPECTED[f] for f in counted)
 
 
 @pytest.mark.parametrize("family", [f for f in FAMILIES if f not in REFUSED])
@@ -111,6 +112,30 @@ def test_smollm3_ties_its_embeddings_by_default():
     # x 36 = 2,812,428,288, + embedding 128256 x 2048 = 262,668,288 (shared with the lm_head) +
     # final norm 2,048. transformers 5.24.0 counts the same; its checkpoint index says 3,075,098,624
     assert spec.param_count() == 3_075_098_624  # untied it was 262,668,288 more: 3,337,766,912
+
+
+def test_llava_text_config_gets_llama_defaults():
+    # llava-1.5-7b-hf's text_config names only vocab_size, max_position_embeddings and rms_norm_eps:
+    # LlamaConfig's defaults fill the rest (4096 wide, 32 layers of 32 heads, MLP 11008)
+    spec = load_config_file(CONFIGS / "llava")
+    assert (spec.hidden, spec.layers, spec.heads, spec.kv_heads, spec.ffn, spec.vocab) == (
+        4096,
+        32,
+        32,
+        32,
+        11008,
+        32064,
+    )
+    # text: per layer 4 x 4096^2 = 67,108,864 + MLP 3 x 4096 x 11008 = 135,266,304 + norms 8,192 =
+    # 202,383,360; x 32 = 6,476,267,520, + embedding and (untied) lm_head 2 x 32064 x 4096 =
+    # 262,668,288 + final norm 4,096 -> 6,738,939,904
+    assert spec.param_count(text_only=True) == 6_738_939_904
+    # CLIP-L/336: per layer 4 x (1024^2 + 1024) + (1024 x 4096 + 4096) + (4096 x 1024 + 1024) + 2 LayerNorms
+    # 4,096 = 12,596,224, x 24 = 302,309,376; embeddings: class 1,024 + patch 3 x 14^2 x 1024 = 602,112 +
+    # positions 577 x 1024 = 590,848 + pre-LayerNorm 2,048; post-LayerNorm 2,048 -> 303,507,456.
+    # Projector (1024 x 4096 + 4096) + (4096 x 4096 + 4096) = 20,979,712 -> 324,487,168
+    assert spec.param_count() - spec.param_count(text_only=True) == 324_487_168
+    assert spec.param_count() == 7_063_427_072  # transformers 5.24.0 counts the same
 
 
 def test_llama4_shared_expert_and_interleaved_moe_layers():

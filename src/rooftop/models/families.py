@@ -26,6 +26,31 @@ GEMMA3_TEXT_FIELDS = {
     "sliding_window_pattern": 6,
 }
 QWEN_HYBRID = {"qk_norm": True, "attn_output_gate": True, "shared_gate": True}
+# What transformers' config class gives the shape fields a multimodal wrapper's text_config leaves
+# out (llava-1.5-7b's names only vocab_size, max_position_embeddings and rms_norm_eps; Qwen2-Audio's
+# leaves out the widths). Applied to a nested text_config only: a top-level config without its
+# shapes stays an error. Only fields rooftop reads; absent KV heads (and head_dim) follow the
+# heads in both classes. transformers 5.24.0, models/llama/configuration_llama.py (LlamaConfig)
+# and models/qwen2/configuration_qwen2.py (Qwen2Config).
+TEXT_CONFIG_FIELDS: dict[str, dict[str, int]] = {
+    "llama": {
+        "hidden_size": 4096,
+        "intermediate_size": 11008,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "vocab_size": 32000,
+        "max_position_embeddings": 2048,
+    },
+    "qwen2": {
+        "hidden_size": 4096,
+        "intermediate_size": 22016,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 32,
+        "vocab_size": 151936,
+        "max_position_embeddings": 32768,
+    },
+}
 
 FAMILIES: dict[str, dict[str, Any]] = {
     "llama": LLAMA,
@@ -128,6 +153,7 @@ UNMODELLED_FIELDS = {
     "cross_attention_hidden_size": "cross-attention",
     "cross_attention_layers": "cross-attention layers",
     "index_topk": "DeepSeek sparse attention (a lightning indexer)",
+    "audio_config": "an audio tower (encoder and projector)",
 }
 # Hybrid fields: refused unless the family's layout reads them (HYBRID_FAMILIES).
 HYBRID_FAMILIES = (

@@ -6,7 +6,8 @@ data. Architectures differ in field names and defaults; those differences live i
 usual Llama fields is read as a Llama-style decoder (and says so in ``notes``); a structure
 rooftop does not model (encoder-decoder, cross-attention, remote-code layouts...) is refused by
 name. A field that is present but null counts as absent. Multimodal configs: the vision tower is
-counted in the parameters and the language model is analysed.
+counted in the parameters and the language model is analysed; a nested ``text_config`` that omits
+its shapes gets its text class's defaults (``TEXT_CONFIG_FIELDS``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,15 @@ from typing import Any
 from rooftop.core.safejson import read_json
 from rooftop.errors import SpecError
 from rooftop.models.config_schema import check_config
-from rooftop.models.families import FAMILIES, LLAMA, count_field, layer_kinds, nemotron_pattern, refusal
+from rooftop.models.families import (
+    FAMILIES,
+    LLAMA,
+    TEXT_CONFIG_FIELDS,
+    count_field,
+    layer_kinds,
+    nemotron_pattern,
+    refusal,
+)
 from rooftop.models.mixers import LinearAttention, StateSpace
 from rooftop.models.spec import MLA, ModelSpec, MoE
 from rooftop.models.vision import vision_params
@@ -84,7 +93,8 @@ def spec_from_config(config: Any, name: str, where: str = "config.json") -> Mode
     if model_type not in FAMILIES:
         notes.append(f"model_type {model_type!r} read as a Llama-style decoder")
     arch = FAMILIES.get(model_type, LLAMA)
-    config = {**arch.get("fields", {}), **{k: v for k, v in config.items() if v is not None}}
+    nested = TEXT_CONFIG_FIELDS.get(model_type, {}) if config is not top else {}
+    config = {**arch.get("fields", {}), **nested, **{k: v for k, v in config.items() if v is not None}}
     try:
         fields = _shape_fields(config, model_type, arch, where)
         fields |= _layer_fields(config, model_type, fields["layers"], where)
