@@ -114,6 +114,9 @@ FAMILIES: dict[str, dict[str, Any]] = {
     # (no_rope_layers, no_rope_layer_interval) only skip the rotary embedding, which has no
     # parameters and which rooftop does not model as an operator: they change no count here.
     "smollm3": {"tied_embeddings": True},
+    # InternLM (v1, remote code): InternLMConfig's bias (default True) sets q/k/v/o's biases only; its
+    # MLP is Llama's, bias-free (the published configuration_internlm.py / modeling_internlm.py)
+    "internlm": {"bias_covers_mlp": False, "fields": {"bias": True}},
     "phimoe": {"norm": "layer"},
     "nemotron": {"gated_mlp": False, "activation": "relu2", "norm": "layer"},
     "arcee": {"gated_mlp": False, "activation": "relu2"},

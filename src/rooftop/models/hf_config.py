@@ -40,7 +40,8 @@ ALIASES = {  # canonical name -> other spellings, first hit wins
     "num_experts_per_tok": ("experts_per_token",),
 }
 # Flags read from the config when present; the family table gives the default. attention_bias
-# covers the attention projections; Falcon's bias and StarCoder2's use_bias cover the MLP too.
+# covers the attention projections; Falcon's bias and StarCoder2's use_bias cover the MLP too,
+# unless the family says otherwise (InternLM's bias: bias_covers_mlp False).
 BIAS_FIELDS = ("attention_bias", "bias", "use_bias")
 
 
@@ -119,7 +120,8 @@ def _shape_fields(config: dict[str, Any], model_type: str, arch: dict[str, Any],
     heads = _int(config, "num_attention_heads", where)
     gated = arch.get("gated_mlp", True)
     bias = next((bool(config[f]) for f in BIAS_FIELDS if f in config), None)
-    mlp_bias = next((bool(config[f]) for f in BIAS_FIELDS[1:] if f in config), None)  # not attention_bias
+    mlp_flags = BIAS_FIELDS[1:] if arch.get("bias_covers_mlp", True) else ()  # never attention_bias
+    mlp_bias = next((bool(config[f]) for f in mlp_flags if f in config), None)
     fields: dict[str, Any] = {
         "layers": _int(config, "num_hidden_layers", where, default=len(nemotron_pattern(config)) or None),
         "hidden": hidden,
