@@ -48,6 +48,8 @@ def test_hybrid_layouts():
         ({"auto_map": {"AutoModelForCausalLM": "x.Y"}}, "baichuan", "remote code"),
         ({"auto_map": {"AutoModelForCausalLM": "x.Y"}}, "llama", None),
         ({}, "mllama", "cross-attention image layers"),
+        ({"auto_map": {"AutoConfig": "c.C"}}, "", "no model_type, and auto_map points to remote code ('c.C')"),
+        ({"auto_map": {"AutoConfig": "c\nC"}}, "", "remote code ('c\\nC'), which"),  # repr: one line
     ],
 )
 def test_refusals(config, model_type, expected):

@@ -201,11 +201,23 @@ def refusal(config: dict[str, Any], model_type: str) -> str | None:
             if config.get(name) is not None:
                 return f"field {name!r} announces {what}, which rooftop does not model for {model_type!r}"
     if model_type not in FAMILIES and config.get("auto_map"):
+        return _remote_code(config["auto_map"], model_type)
+    return None
+
+
+def _remote_code(auto_map: Any, model_type: str) -> str:
+    """The refusal of a layout only remote code defines, naming what the config lacks."""
+    if model_type:
         return (
             f"model_type {model_type!r} is defined by remote code (auto_map), which rooftop never runs;"
             " its layer layout is unknown"
         )
-    return None
+    target = auto_map.get("AutoConfig") if isinstance(auto_map, dict) else None
+    named = f" ({target!r})" if isinstance(target, str) and len(target) <= 120 else ""  # repr: one line
+    return (
+        f"no model_type, and auto_map points to remote code{named}, which rooftop never runs;"
+        " its layer layout is unknown"
+    )
 
 
 def layer_kinds(config: dict[str, Any], model_type: str, layers: int) -> tuple[list[str], list[str] | None]:
