@@ -101,3 +101,10 @@ def test_without_roofs_the_line_names_the_hardware_to_pass() -> None:
     assert amd.startswith("roofs: AMD Radeon Graphics: no compute roof; no memory roof\n")  # ROCm's name: no model
     given = _render(import_path(data_path("gpu", "llama-3.2-1b-b16-h200.json.gz"), get_roofs("h200-sxm")), top=1)
     assert "pass -H" not in given
+
+
+def test_roofs_line_names_the_roofs_the_points_use() -> None:
+    # The H200 trace's GEMMs are bf16 and its casts/reductions fp32: those two roofs, not the
+    # catalog's first three (fp64, fp32, tf32), which said nothing about a bf16 run.
+    run = import_path(data_path("gpu", "llama-3.2-1b-b16-h200.json.gz"), get_roofs("h200-sxm"))
+    assert "roofs: h200-sxm: fp32 67 TFLOP/s, bf16 989 TFLOP/s; hbm 4.8 TB/s" in _render(run)

@@ -166,7 +166,9 @@ def result_heading(w: dict[str, Any]) -> str:
 def render_import(run: Run, console: Console, top: int = TOP) -> None:
     """Print every imported result with its sections and findings (``top`` points per result)."""
     roofs, width = run.roofs, console.width
-    roof_text = ", ".join(f"{r.dtype} {si(r.flop_per_s, 'FLOP/s')}" for r in roofs.compute[:3])
+    used = {p.dtype for result in run.results for p in result.points}  # the roofs the points sit under
+    shown = [r for r in roofs.compute if r.dtype in used] or roofs.compute[:3]
+    roof_text = ", ".join(f"{r.dtype} {si(r.flop_per_s, 'FLOP/s')}" for r in shown)
     mem_text = ", ".join(f"{r.level} {si(r.bytes_per_s, 'B/s')} ({r.kind.value})" for r in roofs.memory)
     hint = "" if roofs.compute or roofs.memory else _hardware_hint(run)
     print_line(
