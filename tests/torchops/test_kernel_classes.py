@@ -43,6 +43,10 @@ def test_collective_and_short_names() -> None:
     )
     assert short_kernel("void cutlass::Kernel<cutlass_80_x>(cutlass_80_x::Params)") == "cutlass::Kernel<cutlass_80_x>"
     assert len(short_kernel("x" * 500)) == 70
+    # the H200 trace's cat kernel read 'at::native::' (the '(' of the namespace taken for the arguments)
+    cat = "void at::native::(anonymous namespace)::CatArrayBatchedCopy<at::native::(anonymous namespace)::OpaqueType<2u>, unsigned int, 4, 64, 64>(at::native::(anonymous namespace)::OpaqueType<2u>*, at::native::(anonymous namespace)::CatArrInputTensorMetadata<at::native::(anonymous namespace)::OpaqueType<2u>, unsigned int, 64, 64>, at::native::(anonymous namespace)::TensorSizeStride<unsigned int, 4u>, int, unsigned int)"
+    whole = "at::native::CatArrayBatchedCopy<at::native::OpaqueType<2u>, unsigned int, 4, 64, 64>"
+    assert short_kernel(cat, 100) == whole and short_kernel(cat) == whole[:69] + "…"
 
 
 def _depth0_by_scan(text: str, stop: str) -> int:

@@ -194,8 +194,12 @@ def _depth0(text: str, stop: str) -> int:
 
 
 def short_kernel(name: str, width: int = 70) -> str:
-    """A readable kernel name: no return type, no argument list, long templates cut with '…'."""
-    text = name.strip()
+    """A readable kernel name: no return type, no argument list, long templates cut with '…'.
+
+    ``(anonymous namespace)::`` is dropped first: its '(' is not an argument list
+    (``at::native::(anonymous namespace)::CatArrayBatchedCopy<...>(...)`` read 'at::native::').
+    """
+    text = name.strip().replace("(anonymous namespace)::", "")
     text = text[: _depth0(text, "(")] or text
     while (cut := _depth0(text, " ")) < len(text):  # drop 'void ', 'std::enable_if<..>::type ' ...
         text = text[cut + 1 :]
