@@ -5,7 +5,9 @@ for the count). Each model is built from its config with ``torch.device("meta")`
 weights, no network), by the class its ``architectures`` names when transformers has it, else by
 ``AutoModelForCausalLM``. Counted: ``sum(p.numel() for p in model.parameters())`` — tied weights
 once, buffers (rotary tables, masks) excluded. ``auto_map`` is dropped when transformers knows the
-``model_type`` natively; a config that only remote code can build is recorded as such. Never
+``model_type`` natively; a remote-code config whose AutoConfig class transformers ships under the
+same name (rooftop's ``AUTO_CONFIG_FAMILIES``: Kimi-K2's DeepseekV3Config) is built as that family
+(``counted_as``); any other config that only remote code can build is recorded as such. Never
 ``trust_remote_code``.
 
 Run: PYTHONPATH=src python scripts/count_config_params.py
@@ -27,8 +29,11 @@ def build(config: dict[str, Any]) -> Any:
     import transformers
     from transformers import AutoConfig, AutoModelForCausalLM
 
+    from rooftop.models.families import auto_config_family
+
     clean = {k: v for k, v in config.items() if not k.startswith("_") and k not in ("auto_map", "quantization_config")}
     model_type = clean.pop("model_type")
+    model_type = auto_config_family(config, model_type) or model_type
     hf_config = AutoConfig.for_model(model_type, **clean)
     arch = (config.get("architectures") or [""])[0]
     cls = getattr(transformers, arch, None)
@@ -36,6 +41,12 @@ def build(config: dict[str, Any]) -> Any:
         if cls is not None:
             return cls._from_config(hf_config)
         return AutoModelForCausalLM.from_config(hf_config)
+
+
+def _counted_as(config: dict[str, Any]) -> str | None:
+    from rooftop.models.families import auto_config_family
+
+    return auto_config_family(config, str(config.get("model_type", "")))
 
 
 def count(path: Path) -> dict[str, Any]:
@@ -49,6 +60,8 @@ def count(path: Path) -> dict[str, Any]:
         out["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
         return out
     out["class"] = type(model).__name__
+    if (family := _counted_as(config)) is not None:
+        out["counted_as"] = family
     out["params"] = sum(p.numel() for p in model.parameters())
     vision = sum(
         p.numel()

@@ -4,6 +4,7 @@ import pytest
 
 from rooftop.errors import SpecError
 from rooftop.models.hf_config import load_config_file, spec_from_config
+from tests.conftest import data_path
 
 LLAMA = {
     "model_type": "llama",
@@ -75,3 +76,14 @@ def test_nested_text_config_gets_its_class_defaults():
     # ... a top-level config does not: a missing shape there is an error
     with pytest.raises(SpecError, match="missing field 'hidden_size'"):
         spec_from_config(nested, "x")
+
+
+def test_remote_code_naming_a_known_config_class_is_that_family() -> None:
+    # Kimi-K2's config: model_type "kimi_k2", auto_map AutoConfig "configuration_deepseek.DeepseekV3Config"
+    config = json.loads(data_path("configs", "kimi-k2", "config.json").read_text(encoding="utf-8"))
+    spec = spec_from_config(config, "kimi-k2")
+    assert spec.mla is not None and spec.moe is not None and spec.moe.experts == 384
+    assert any("'kimi_k2' read as 'deepseek_v3'" in note for note in spec.notes)
+    other = {**config, "auto_map": {"AutoConfig": "configuration_kimi.KimiConfig"}}
+    with pytest.raises(SpecError, match="model_type 'kimi_k2' is defined by remote code"):
+        spec_from_config(other, "kimi-k2")

@@ -129,6 +129,10 @@ FAMILIES: dict[str, dict[str, Any]] = {
 }
 
 # model_types whose structure rooftop does not model, with the feature that is missing.
+# Remote-code configs whose auto_map names a config class transformers ships under the same name:
+# the layout is that family's, whatever the model_type says (Kimi-K2's "kimi_k2" loads DeepSeek's
+# own configuration_deepseek.DeepseekV3Config; its checkpoint is DeepSeek-V3's layout, 61 layers).
+AUTO_CONFIG_FAMILIES = {"DeepseekV3Config": "deepseek_v3"}
 REFUSED_TYPES = {
     "mllama": "cross-attention image layers (Llama 3.2 Vision)",
     "mpt": "ALiBi attention with bias-free LayerNorms (MPT)",
@@ -189,8 +193,21 @@ def count_field(config: dict[str, Any], key: str, default: int, minimum: int = 0
     return int(value)
 
 
-def refusal(config: dict[str, Any], model_type: str) -> str | None:
-    """Why ``config`` cannot be modelled, or None."""
+def auto_config_family(config: dict[str, Any], model_type: str) -> str | None:
+    """The family a remote-code config's ``auto_map`` AutoConfig class names (``AUTO_CONFIG_FAMILIES``), or None."""
+    auto_map = config.get("auto_map")
+    target = auto_map.get("AutoConfig") if isinstance(auto_map, dict) else None
+    if model_type in FAMILIES or not isinstance(target, str):
+        return None
+    return AUTO_CONFIG_FAMILIES.get(target.rsplit(".", 1)[-1])
+
+
+def refusal(config: dict[str, Any], model_type: str, wrapper: bool = False) -> str | None:
+    """Why ``config`` cannot be modelled, or None.
+
+    ``wrapper``: a multimodal config holding a ``text_config``; its own remote code only joins the
+    towers, so its ``auto_map`` is not a refusal (the text model and the vision tower decide).
+    """
     if model_type in REFUSED_TYPES:
         return f"model_type {model_type!r} has {REFUSED_TYPES[model_type]}, which rooftop does not model"
     for name, what in UNMODELLED_FIELDS.items():
@@ -200,8 +217,9 @@ def refusal(config: dict[str, Any], model_type: str) -> str | None:
         for name, what in HYBRID_FIELDS.items():
             if config.get(name) is not None:
                 return f"field {name!r} announces {what}, which rooftop does not model for {model_type!r}"
-    if model_type not in FAMILIES and config.get("auto_map"):
-        return _remote_code(config["auto_map"], model_type)
+    if model_type not in FAMILIES and config.get("auto_map") and not wrapper:
+        if auto_config_family(config, model_type) is None:
+            return _remote_code(config["auto_map"], model_type)
     return None
 
 

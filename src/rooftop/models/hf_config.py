@@ -22,6 +22,7 @@ from rooftop.models.families import (
     FAMILIES,
     LLAMA,
     TEXT_CONFIG_FIELDS,
+    auto_config_family,
     count_field,
     layer_kinds,
     nemotron_pattern,
@@ -64,7 +65,7 @@ def _int(config: dict[str, Any], key: str, where: str, default: int | None = Non
 def _text_part(config: dict[str, Any], where: str) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """The language model's fields, and the vision tower's config when there is one."""
     top_type = str(config.get("model_type", ""))
-    if why := refusal(config, top_type):
+    if why := refusal(config, top_type, wrapper=isinstance(config.get("text_config"), dict)):
         raise SpecError(f"{where}: {why}")
     vision = config.get("vision_config") if isinstance(config.get("vision_config"), dict) else None
     if vision is None and top_type == "llama4":  # transformers builds the default tower
@@ -91,6 +92,9 @@ def spec_from_config(config: Any, name: str, where: str = "config.json") -> Mode
     if config is not top and (why := refusal(config, model_type)):
         raise SpecError(f"{where}: {why}")
     notes: list[str] = []
+    if family := auto_config_family(config, model_type):
+        notes.append(f"model_type {model_type!r} read as {family!r}: auto_map's AutoConfig is {family!r}'s class")
+        model_type = family
     if model_type not in FAMILIES:
         notes.append(f"model_type {model_type!r} read as a Llama-style decoder")
     arch = FAMILIES.get(model_type, LLAMA)
