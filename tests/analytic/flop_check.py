@@ -62,6 +62,7 @@ SHRINK: dict[str, dict[str, Any]] = {
         "v_head_dim": 16,
         "head_dim": None,
     },
+    "deepseek-v3.2": {"index_n_heads": 4, "index_head_dim": 16, "index_topk": 64},  # and deepseek-v3's
     "jamba": {**SMALL, "num_hidden_layers": 4, "num_key_value_heads": 2, "mamba_d_state": 8, "mamba_dt_rank": 8},
     "qwen3-moe": {
         **SMALL,
@@ -86,7 +87,7 @@ def shrunk_config(family: str) -> dict[str, Any]:
         raw.get("text_config") if "num_hidden_layers" not in raw and isinstance(raw.get("text_config"), dict) else raw
     )
     text = {k: v for k, v in text.items() if k not in ("auto_map", "quantization_config", "rope_scaling")}
-    shrunk = {**text, **SHRINK[family]}
+    shrunk = {**text, **(SHRINK["deepseek-v3"] if family == "deepseek-v3.2" else {}), **SHRINK[family]}
     return {k: v for k, v in shrunk.items() if v is not None}
 
 

@@ -100,3 +100,24 @@ def test_gemma2_extra_norms_and_qwen3_qk_norm():
     assert g["extra_norms"].count == 2 * 42
     q = {op.name for op in decompose(load_preset("qwen3-30b-a3b"), Workload(phase=Phase.DECODE))}
     assert "qk_norm" in q
+
+
+def test_deepseek_v32_sparse_attention_at_32k():
+    # DeepSeek-V3.2 decode at context 32,768, batch 1, bf16 (real config, tests/data/configs):
+    # the indexer scores every cached token, 2 x 64 heads x 128 x 32,769 = 536,887,296 FLOPs per
+    # layer, reading 32,769 index keys x 128 x 2 B = 8,388,864 B; MLA (absorbed: 576-wide latent,
+    # 128 heads) attends to the top 2,048 only: 2 x 128 x 2,048 x 576 = 301,989,888 FLOPs, reading
+    # 2,048 x 576 x 2 B = 2,359,296 B, where DeepSeek-V3 reads all 32,769: 37,749,888 B.
+    from rooftop.models.hf_config import load_config_file
+    from tests.conftest import data_path
+
+    w = Workload(phase=Phase.DECODE, batch=1, context=32768)
+    sparse = {op.name: op for op in decompose(load_config_file(data_path("configs", "deepseek-v3.2")), w)}
+    dense = {op.name: op for op in decompose(load_config_file(data_path("configs", "deepseek-v3")), w)}
+    score, index = sparse["attn_score"].cost, sparse["index_score"].cost
+    assert float(index.flops) == 536_887_296 and float(index.kv_read_bytes) == 8_388_864
+    assert float(score.flops) == 301_989_888 and float(score.kv_read_bytes) == 2_359_296
+    assert float(dense["attn_score"].cost.kv_read_bytes) == 37_749_888
+    assert sparse["index_q_proj"].count == 61 and float(sparse["index_q_proj"].cost.weight_bytes) == 1536 * 8192 * 2
+    # the cache keeps every token: latent 576 + index key 128 per layer, 61 layers = 42,944 elements
+    assert load_config_file(data_path("configs", "deepseek-v3.2")).kv_elements_per_token == 61 * (576 + 128)

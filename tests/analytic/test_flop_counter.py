@@ -48,6 +48,22 @@ def test_deepseek_v3_mla_prefill():
     assert rooftop_matmul_flops(config, Phase.PREFILL, BATCH, PROMPT) == prefill
 
 
+def test_deepseek_v32_sparse_attention_prefill():
+    # DSA: each of the 3 layers adds the indexer's projections (wq_b 48 -> 4 x 16, wk 64 -> 16,
+    # weights_proj 64 -> 4) and its scores, 2 x 4 heads x 16 x (12 x 12 pairs) per sequence; top-k
+    # 64 > 13 positions, so the MLA attention is the full rectangle, as before. transformers also
+    # weights and sums the heads' scores as a matmul, 2 x 4 heads x 144 pairs per sequence and
+    # layer, which rooftop leaves in the score (1/16 of it here, 1/128 at DeepSeek-V3.2's shape).
+    config = shrunk_config("deepseek-v3.2")
+    prefill, _ = torch_matmul_flops(config, BATCH, PROMPT)
+    weighting = 3 * BATCH * 2 * 4 * PROMPT * PROMPT
+    assert rooftop_matmul_flops(config, Phase.PREFILL, BATCH, PROMPT) + weighting == prefill
+    dense = {k: v for k, v in config.items() if not k.startswith("index_")}
+    indexer = 3 * BATCH * (PROMPT * 2 * (48 * 64 + 64 * 16 + 64 * 4) + 2 * 4 * 16 * PROMPT * PROMPT)
+    dense_flops = rooftop_matmul_flops({**dense, "model_type": "deepseek_v3"}, Phase.PREFILL, BATCH, PROMPT)
+    assert rooftop_matmul_flops(config, Phase.PREFILL, BATCH, PROMPT) - dense_flops == indexer
+
+
 def test_llama4_shared_expert_and_interleaved_layers():
     # transformers' Llama4TextMoe runs every expert on every token (a bmm over all 4 experts, scores
     # zeroing the others), so its FLOPs equal rooftop's with top_k = experts; rooftop itself counts

@@ -36,7 +36,7 @@ SYNTHETIC = {"llama-cpu-small"}
 
 
 def test_every_preset_has_an_official_count():
-    assert set(preset_names()) == set(OFFICIAL) | {"deepseek-v3"} | SYNTHETIC
+    assert set(preset_names()) == set(OFFICIAL) | {"deepseek-v3", "deepseek-v3.2"} | SYNTHETIC
 
 
 def test_synthetic_preset_count():
@@ -55,6 +55,15 @@ def test_deepseek_v3_671b_total_37b_active():
     spec = load_preset("deepseek-v3")
     assert spec.param_count() == pytest.approx(671e9, rel=1e-3)  # 671,026,419,200
     assert spec.param_count(active=True) == pytest.approx(37e9, rel=0.02)  # report: "37B activated"
+
+
+def test_deepseek_v32_is_v3_plus_its_indexers():
+    # DeepSeek-V3.2 = DeepSeek-V3 + one lightning indexer per layer: wq_b 1536 x (64 x 128) +
+    # wk 7168 x 128 + k_norm 2 x 128 + weights_proj 7168 x 64 = 13,959,424; x 61 = 851,524,864
+    # (transformers' DeepseekV32ForCausalLM counts 671,877,929,216: the same less V3's 14,848 router
+    # correction biases it keeps as buffers)
+    assert load_preset("deepseek-v3.2").param_count() == load_preset("deepseek-v3").param_count() + 851_524_864
+    assert load_preset("deepseek-v3.2").param_count() == 671_877_944_064
 
 
 def test_moe_active_counts():

@@ -9,7 +9,10 @@ pays it once per sequence, not once per prompt token.
 Layers differ by token mixer (``spec.mixers``): attention operators are counted once per
 attention layer, with their own ``_swa`` / ``_chunk`` score, softmax and value for sliding-window
 and chunked layers; gated DeltaNet and Mamba layers get their operators from
-``analytic/hybrid.py``. Feed-forwards are counted per kind (dense, MoE, none).
+``analytic/hybrid.py``. Feed-forwards are counted per kind (dense, MoE, none). DeepSeek sparse
+attention (``spec.indexer``: DeepSeek-V3.2, GLM-5) adds the indexer's operators and bounds the
+attention like a window of ``topk`` keys (each query attends to its top-k; the cache keeps every
+token; a prefill reads each cached key once, the union of the queries' sets).
 """
 
 from __future__ import annotations
@@ -148,8 +151,9 @@ class _Step:
         per_token = float(latent) if s.mla else 2.0 * self.kv_heads * s.head_dim
         append = {"tokens": self.tokens, "act_bytes": self.act, "kv_bytes": self.kv, "elements_per_token": per_token}
         ops.append(self.op("kv_append", OpKind.KV_APPEND, n, "attention", **append))
+        ops += self._indexer(n)
         for suffix, kinds, bound in (
-            ("", ("full", PARALLEL), {}),
+            ("", ("full", PARALLEL), {"window": s.indexer.topk} if s.indexer else {}),
             ("_swa", ("sliding",), {"window": s.window}),
             ("_chunk", ("chunked",), {"chunk": s.chunk}),
         ):
@@ -181,6 +185,34 @@ class _Step:
             self.op(
                 f"attn_value{suffix}", OpKind.ATTN_VALUE, n, "attention", **shape, **kv, v_dim=v_dim, reads_v=reads_v
             ),
+        ]
+
+    def _indexer(self, n: int) -> list[Op]:
+        """DeepSeek sparse attention's indexer in ``n`` layers: its projections, key append and scores.
+
+        Each query scores every cached index key (one per token, ``head_dim`` wide, shared by its
+        ``heads``): the causal pairs of full attention, at 2 · heads · head_dim FLOPs each. The top-k
+        selection over the logits is not counted. The indexer is small and replicated across
+        tensor-parallel GPUs (as vLLM runs it); the MLA attention after it is bounded by ``topk``.
+        """
+        idx, m, w = self.spec.indexer, self.spec.mla, self.workload
+        if idx is None or m is None:
+            return []
+        append = {"tokens": self.tokens, "act_bytes": self.act, "kv_bytes": self.kv, "elements_per_token": idx.head_dim}
+        score = {"batch": w.batch, "new": w.new_tokens, "past": w.past_tokens, "heads": idx.heads, "kv_heads": 1}
+        score |= {
+            "qk_dim": idx.head_dim,
+            "act_bytes": self.act,
+            "kv_bytes": self.kv,
+            "impl": "flash",
+            "causal": w.causal,
+        }
+        return [
+            self.gemm("index_q_proj", m.q_lora_rank or 0, idx.heads * idx.head_dim, n),
+            self.gemm("index_k_proj", self.spec.hidden, idx.head_dim, n),
+            self.gemm("index_weights_proj", self.spec.hidden, idx.heads, n),
+            self.op("index_k_append", OpKind.KV_APPEND, n, "attention", **append),
+            self.op("index_score", OpKind.ATTN_SCORE, n, "attention", **score),
         ]
 
     def _qkv_projections(self, n: int) -> list[Op]:

@@ -90,6 +90,10 @@ COUNTS: dict[str, tuple[int, int]] = {
     "qk_nope_head_dim": (0, MAX_WIDTH),
     "qk_rope_head_dim": (0, MAX_WIDTH),
     "v_head_dim": (0, MAX_WIDTH),
+    # DeepSeek sparse attention's indexer
+    "index_n_heads": (0, MAX_HEADS),
+    "index_head_dim": (0, MAX_WIDTH),
+    "index_topk": (0, MAX_POSITIONS),
 }
 # field -> list of layer indices
 LAYER_LISTS = ("mlp_only_layers", "moe_layers", "attn_layer_indices")

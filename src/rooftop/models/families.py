@@ -82,6 +82,8 @@ FAMILIES: dict[str, dict[str, Any]] = {
     },
     "deepseek_v2": LLAMA,
     "deepseek_v3": LLAMA,
+    "deepseek_v32": LLAMA,  # DeepSeek-V3 with DSA's indexer (index_topk: ModelSpec.indexer)
+    "glm_moe_dsa": LLAMA,  # GLM-5: MLA with DSA's indexer
     "exaone4": {"qk_norm": True},
     "olmo3": {"qk_norm": True, "qk_norm_full": True},
     "glm": {"qkv_bias": True, "o_bias": False},
@@ -128,11 +130,11 @@ FAMILIES: dict[str, dict[str, Any]] = {
     "apertus": {"gated_mlp": False, "activation": "xielu", "qk_norm": True},
 }
 
-# model_types whose structure rooftop does not model, with the feature that is missing.
 # Remote-code configs whose auto_map names a config class transformers ships under the same name:
 # the layout is that family's, whatever the model_type says (Kimi-K2's "kimi_k2" loads DeepSeek's
 # own configuration_deepseek.DeepseekV3Config; its checkpoint is DeepSeek-V3's layout, 61 layers).
 AUTO_CONFIG_FAMILIES = {"DeepseekV3Config": "deepseek_v3"}
+# model_types whose structure rooftop does not model, with the feature that is missing.
 REFUSED_TYPES = {
     "mllama": "cross-attention image layers (Llama 3.2 Vision)",
     "mpt": "ALiBi attention with bias-free LayerNorms (MPT)",
@@ -151,15 +153,14 @@ REFUSED_TYPES = {
     "dbrx": "DBRX's nested attn_config / ffn_config",
     "mimo_v2_flash": "per-layer-type KV head counts and a value head size apart from the key's (MiMo-V2)",
     "minimax": "lightning-attention layers (MiniMax-01)",
-    "deepseek_v32": "DeepSeek sparse attention (a lightning indexer per layer)",
-    "glm_moe_dsa": "DeepSeek sparse attention (a lightning indexer per layer)",
 }
 # Fields whose non-null presence means a structure rooftop does not model (any family).
 UNMODELLED_FIELDS = {
     "encoder_layers": "an encoder-decoder",
     "cross_attention_hidden_size": "cross-attention",
     "cross_attention_layers": "cross-attention layers",
-    "index_topk": "DeepSeek sparse attention (a lightning indexer)",
+    "compress_ratios": "compressed sparse attention (DeepSeek-V4)",
+    "hc_mult": "hyper-connections (DeepSeek-V4)",
     "audio_config": "an audio tower (encoder and projector)",
 }
 # Hybrid fields: refused unless the family's layout reads them (HYBRID_FAMILIES).

@@ -28,7 +28,7 @@ from rooftop.models.families import (
     nemotron_pattern,
     refusal,
 )
-from rooftop.models.mixers import LinearAttention, StateSpace
+from rooftop.models.mixers import Indexer, LinearAttention, StateSpace
 from rooftop.models.spec import MLA, ModelSpec, MoE
 from rooftop.models.vision import vision_params
 
@@ -188,6 +188,12 @@ def _layer_fields(config: dict[str, Any], model_type: str, layers: int, where: s
     """Per-layer mixers and feed-forwards, windows, MoE, MLA, linear attention and Mamba shapes."""
     mixers, ffns = layer_kinds(config, model_type, layers)
     out: dict[str, Any] = {"moe": _moe(config, model_type, layers, where), "mla": _mla(config, where)}
+    if config.get("index_topk"):
+        out["indexer"] = Indexer(
+            heads=_int(config, "index_n_heads", where),
+            head_dim=_int(config, "index_head_dim", where),
+            topk=_int(config, "index_topk", where),
+        )
     if set(mixers) != {"full"}:
         out["mixers"] = tuple(mixers)
     if ffns is not None:

@@ -1,4 +1,4 @@
-"""Token mixers that are not softmax attention: gated DeltaNet and Mamba state-space layers.
+"""Token mixers that are not softmax attention (gated DeltaNet, Mamba), and DSA's top-k indexer.
 
 Each keeps a recurrent state per sequence whose size does not grow with the context (plus a short
 convolution window), instead of a KV cache. Shapes follow the transformers implementations
@@ -108,3 +108,24 @@ class StateSpace:
     def scan_flops_per_token(self) -> float:
         """State update and read per token: ~3 multiply-adds per state element."""
         return 2.0 * 3 * self.d_inner * self.d_state
+
+
+@dataclass(frozen=True)
+class Indexer:
+    """DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5), one per attention layer.
+
+    A small scorer ranks every cached token for each query: ``heads`` query heads of ``head_dim``
+    (from MLA's compressed query) against ONE cached key of ``head_dim`` per token, ReLU'd and
+    summed with a per-head weight; the MLA attention then reads only the ``topk`` best keys. The
+    shapes are transformers' ``DeepseekV32Indexer``.
+    """
+
+    heads: int
+    head_dim: int
+    topk: int
+
+    def params(self, hidden: int, q_lora_rank: int) -> int:
+        """wq_b (q_lora_rank -> heads × head_dim), wk (hidden -> head_dim), k_norm (LayerNorm), weights_proj."""
+        return (
+            q_lora_rank * self.heads * self.head_dim + hidden * self.head_dim + 2 * self.head_dim + hidden * self.heads
+        )

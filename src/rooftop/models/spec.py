@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rooftop.errors import SpecError
-from rooftop.models.mixers import LinearAttention, StateSpace
+from rooftop.models.mixers import Indexer, LinearAttention, StateSpace
 
 PARALLEL = "full+mamba"  # Falcon-H1: attention and a Mamba mixer side by side in every layer
 ATTENTION_MIXERS = ("full", "sliding", "chunked", PARALLEL)
@@ -80,6 +80,7 @@ class ModelSpec:
     attn_output_gate: bool = False  # Qwen3-Next/3.5: q_proj also emits a sigmoid gate per head
     moe: MoE | None = None
     mla: MLA | None = None
+    indexer: Indexer | None = None  # DeepSeek sparse attention: each query attends to its top-k keys
     mixers: tuple[str, ...] = ()  # per layer; empty: every layer is full attention
     ffns: tuple[str, ...] = ()  # per layer; empty: dense, or MoE outside moe.dense_layers
     window: int = 0  # sliding-window size of the "sliding" layers
@@ -122,6 +123,8 @@ class ModelSpec:
             raise SpecError(f"{self.name}: Mamba layers need their shape")
         if "moe" in self.ffns and not self.moe:
             raise SpecError(f"{self.name}: MoE layers need experts")
+        if self.indexer and not (self.mla and self.mla.q_lora_rank):
+            raise SpecError(f"{self.name}: a DSA indexer reads MLA's compressed query (q_lora_rank)")
 
     # ---- derived shapes -------------------------------------------------------------------
     @property
@@ -171,9 +174,10 @@ class ModelSpec:
     # ---- KV cache and recurrent state ------------------------------------------------------
     @property
     def kv_elements_per_layer_token(self) -> int:
-        """KV elements one token stores in one attention layer (K and V, or MLA's latent)."""
+        """KV elements one token stores in one attention layer (K and V, or MLA's latent, plus DSA's index key)."""
+        index_key = self.indexer.head_dim if self.indexer else 0
         if self.mla:
-            return self.mla.kv_lora_rank + self.mla.qk_rope_head_dim
+            return self.mla.kv_lora_rank + self.mla.qk_rope_head_dim + index_key
         return 2 * self.kv_heads * self.head_dim
 
     @property
@@ -221,7 +225,8 @@ class ModelSpec:
                 q = h * self.heads * qk
             kv = h * (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank  # kv_a (+ rope key), kv_a_norm
             kv += m.kv_lora_rank * self.heads * (m.qk_nope_head_dim + m.v_head_dim)  # kv_b
-            return q + kv + self.heads * m.v_head_dim * h
+            index = self.indexer.params(h, m.q_lora_rank or 0) if self.indexer else 0
+            return q + kv + self.heads * m.v_head_dim * h + index
         q_out = self.q_dim * (2 if self.attn_output_gate else 1)
         params = h * q_out + 2 * h * self.kv_dim + self.q_dim * h
         if self.qkv_bias:
@@ -320,6 +325,8 @@ class ModelSpec:
                 "qk_rope_head_dim": self.mla.qk_rope_head_dim,
                 "v_head_dim": self.mla.v_head_dim,
             }
+        if self.indexer:
+            out["indexer"] = {"heads": self.indexer.heads, "head_dim": self.indexer.head_dim, "topk": self.indexer.topk}
         if self.mixers:
             out["mixers"] = {kind: self.count_mixers(kind) for kind in MIXERS if self.count_mixers(kind)}
             out |= {"window": self.window} if self.window else {}
