@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Container, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
@@ -13,7 +12,6 @@ from rooftop.errors import TelemetryError, one_line
 
 Labels = tuple[tuple[str, str], ...]
 ENGINE_NAME_REGEX = "(vllm|sglang|llamacpp|trtllm):.*|tgi_.*|nv_inference_.*|nv_trt_llm_.*|trtllm_.*"
-_ENGINE = re.compile(ENGINE_NAME_REGEX)
 
 
 class Sample(NamedTuple):
@@ -75,10 +73,18 @@ class Snapshot:
         return float(sum(values)) if values else None
 
 
-def parse(text: str, time_s: float, source: str = "", families: frozenset[str] | None = None) -> Snapshot:
+def parse(
+    text: str,
+    time_s: float,
+    source: str = "",
+    families: frozenset[str] | None = None,
+    judged: Container[str] = frozenset(),
+) -> Snapshot:
     """Parse exposition ``text``; raise TelemetryError naming ``source`` when it is not exposition format.
 
     ``families``: the metric families wanted (others may be left out; see fastexpo.parse_fast).
+    ``judged``: the sample names whose negative or infinite value refuses the page (the sources
+    pass the names the engine maps read, ``engines.read_names``); see :func:`checked`.
     """
     from rooftop.serving.fastexpo import parse_fast
 
@@ -87,7 +93,7 @@ def parse(text: str, time_s: float, source: str = "", families: frozenset[str] |
         new = tuple.__new__  # Sample(*row) without NamedTuple's Python-level __new__: rows are 3-tuples
         rows: list[Sample] = [new(Sample, row) for row in fast[0]]
         if not all(0.0 <= r.value < math.inf for r in rows):  # the same checks as the parser's path
-            rows = [kept for r in rows if (kept := checked(r, source)) is not None]
+            rows = [kept for r in rows if (kept := checked(r, source, judged)) is not None]
         return Snapshot(unique(rows, source), time_s, source, fast[1])
     from prometheus_client.parser import text_string_to_metric_families
 
@@ -99,7 +105,7 @@ def parse(text: str, time_s: float, source: str = "", families: frozenset[str] |
             for s in family.samples:
                 if s.name.endswith("_created"):  # prometheus_client's creation timestamps, not data
                     continue
-                sample = checked(Sample(s.name, tuple(sorted(s.labels.items())), float(s.value)), source)
+                sample = checked(Sample(s.name, tuple(sorted(s.labels.items())), float(s.value)), source, judged)
                 if sample is not None:
                     samples.append(sample)
     except (ValueError, TypeError, IndexError, KeyError) as exc:
@@ -129,16 +135,19 @@ def _series(sample: Sample) -> str:
     return one_line(f"{sample.name[:80]}{{{labels[:160]}}}" if labels else sample.name[:80])
 
 
-def checked(sample: Sample, source: str) -> Sample | None:
-    """``sample`` when its value is usable; None for NaN (no value) and for a bad value outside the engines' names.
+def checked(sample: Sample, source: str, judged: Container[str]) -> Sample | None:
+    """``sample`` when its value is usable; None for NaN (no value) and for a bad value of a series not ``judged``.
 
-    Engine counters, gauges and histograms count tokens, requests, seconds and ratios: a negative
-    or infinite value of an engine series is refused in one line naming the series.
+    The series the engine maps read count tokens, requests, seconds and ratios: a negative or
+    infinite value of one of those (``judged``) is refused in one line naming the series. Any
+    other series is not rooftop's to judge: vLLM V0 exports ``vllm:gpu_prefix_cache_hit_rate`` as
+    -1 when prefix caching is off (its default), and such a value is dropped, not a reason to
+    refuse the page.
     """
     value = sample.value
     if 0.0 <= value < math.inf:
         return sample
-    if math.isnan(value) or not _ENGINE.fullmatch(sample.name):
+    if math.isnan(value) or sample.name not in judged:
         return None
     raise TelemetryError(f"{source or 'exposition'}: {_series(sample)} = {value:g}: not a finite non-negative value")
 

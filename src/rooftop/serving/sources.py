@@ -16,6 +16,7 @@ from typing import Any, Literal
 import msgspec
 
 from rooftop.errors import TelemetryError, one_line
+from rooftop.serving.engines import read_names
 from rooftop.serving.exposition import ENGINE_NAME_REGEX, Sample, Snapshot, checked, parse, unique
 
 __all__ = ["ENGINE_NAME_REGEX", "fetch", "metrics_url", "prometheus_instant", "prometheus_range", "read_file"]
@@ -175,7 +176,7 @@ def fetch(url: str, timeout_s: float = 5.0, families: frozenset[str] | None = No
     """Scrape one /metrics endpoint (``families``: only these are needed; see exposition.parse)."""
     target = metrics_url(url)
     text = _get(target, timeout_s)
-    return parse(text, time.time(), target, families)
+    return parse(text, time.time(), target, families, read_names())
 
 
 def read_file(path: str | Path) -> Snapshot:
@@ -188,7 +189,7 @@ def read_file(path: str | Path) -> Snapshot:
     except TelemetryError as exc:
         raise TelemetryError(f"{p}: cannot read: {str(exc).rsplit(': ', 1)[-1]}") from None
     try:
-        return parse(raw.decode("utf-8"), p.stat().st_mtime, str(p))
+        return parse(raw.decode("utf-8"), p.stat().st_mtime, str(p), judged=read_names())
     except UnicodeDecodeError:
         raise TelemetryError(f"{p}: not a text exposition file") from None
 
@@ -247,7 +248,7 @@ def _sample(metric: dict[str, str], value: str, where: str) -> Sample | None:
         number = float(value)
     except ValueError:
         raise TelemetryError(f"{where}: value {value[:40]!r} of {metric.get('__name__', '')} is not a number") from None
-    return checked(Sample(metric.get("__name__", ""), labels, number), where)
+    return checked(Sample(metric.get("__name__", ""), labels, number), where, read_names())
 
 
 def _time(stamp: float, where: str) -> float:

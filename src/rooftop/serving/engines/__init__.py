@@ -181,6 +181,19 @@ def engine_map(name: str) -> EngineMap:
     raise TelemetryError(f"unknown engine {name!r}; known: {', '.join(m.engine for m in engine_maps())}")
 
 
+@cache
+def read_names() -> frozenset[str]:
+    """Every sample name some engine map reads: a counter with and without ``_total``, a histogram's three series."""
+    out: set[str] = set()
+    for emap in engine_maps():
+        for m in emap.metrics:
+            if m.kind == "histogram":
+                out.update(f"{name}{suffix}" for name in m.names for suffix in ("_bucket", "_sum", "_count"))
+            else:
+                out.update(_candidates(m))
+    return frozenset(out)
+
+
 def detect(snap: Snapshot) -> EngineMap:
     """The engine whose prefixes cover most of the snapshot's samples; TelemetryError when none does."""
     best, best_hits = None, 0

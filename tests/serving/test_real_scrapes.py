@@ -1,0 +1,53 @@
+"""Real /metrics pages from a sweep of public ones (tests/data/serving/README.md gives each origin) read by watch.
+
+Each test pins one bug the sweep found on these pages; its comment says what was printed before.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rooftop.errors import TelemetryError
+from rooftop.serving.sources import read_file
+from rooftop.serving.watch import observe
+from tests.conftest import data_path
+from tests.fuzz.harness import classify, invoke
+
+V0 = "vllm_v0_aibrix_docs_qwen25coder.prom"
+
+
+def _path(name: str) -> str:
+    return str(data_path("serving", name))
+
+
+def _watch(*args: str):  # type: ignore[no-untyped-def]
+    return invoke(["watch", *args, "--once"])
+
+
+def test_a_v0_page_with_prefix_caching_off_is_read() -> None:
+    # vLLM V0 exports vllm:{cpu,gpu}_prefix_cache_hit_rate = -1.0 when prefix caching is off; rooftop
+    # reads neither, so they are dropped instead of refusing the page (exit 2 before)
+    snap = read_file(_path(V0))
+    assert "vllm:gpu_prefix_cache_hit_rate" not in snap.names() and "vllm:cpu_prefix_cache_hit_rate" not in snap.names()
+    obs = observe(snap, "v0")
+    # the page's own numbers: 148 prompt and 955 generated tokens, 4 requests finished by "stop"
+    assert obs.scalars["prompt_tokens"] == 148 and obs.scalars["generation_tokens"] == 955
+    assert obs.scalars["requests_finished"] == 4
+    assert obs.scalars["kv_usage"] == 0.0  # vllm:gpu_cache_usage_perc, V0's name (reported as renamed)
+    out = _watch(_path(V0), "--json")
+    assert out.code == 0 and json.loads(out.out)["samples"]["generation_tokens"] == 955
+
+
+def test_a_bad_value_of_a_series_rooftop_reads_is_still_refused(tmp_path) -> None:
+    # the same page with the KV gauge it reads at -1: refused in one line, as before
+    line = 'vllm:gpu_cache_usage_perc{model_name="Qwen/Qwen2.5-Coder-1.5B-Instruct"} 0.0'
+    text = data_path("serving", V0).read_text()
+    assert line in text
+    path = tmp_path / "bad.prom"
+    path.write_text(text.replace(line, line.replace("0.0", "-1.0")))
+    with pytest.raises(TelemetryError, match=r"vllm:gpu_cache_usage_perc\{.*\} = -1: not a finite non-negative"):
+        read_file(path)
+    out = _watch(str(path))
+    assert out.code == 2 and classify(out) == ("ok", "")
