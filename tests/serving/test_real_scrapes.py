@@ -51,3 +51,15 @@ def test_a_bad_value_of_a_series_rooftop_reads_is_still_refused(tmp_path) -> Non
         read_file(path)
     out = _watch(str(path))
     assert out.code == 2 and classify(out) == ("ok", "")
+
+
+def test_sglang_03_and_05_running_and_waiting() -> None:
+    # 0.3 names them sglang:num_requests_running / _waiting, 0.5.10 sglang:num_running_reqs / num_queue_reqs
+    old = observe(read_file(_path("sglang_0.3_docs_gemma2_excerpt.prom")), "0.3")
+    new = observe(read_file(_path("sglang_0.5.10_datadog.prom")), "0.5")
+    for obs in (old, new):
+        assert obs.scalars["requests_running"] == 0.0 and obs.scalars["requests_waiting"] == 0.0
+    assert old.scalars["kv_usage"] == pytest.approx(0.01) and new.scalars["kv_usage"] == pytest.approx(0.25)
+    assert old.histograms["ttft_s"].mean == pytest.approx(0.30889, abs=1e-5)  # 656.078 s / 2,124 requests
+    out = _watch(_path("sglang_0.3_docs_gemma2_excerpt.prom"))
+    assert out.code == 0 and "running 0.0, waiting 0.0" in out.out  # 'running —, waiting —' before
