@@ -10,12 +10,14 @@ import json
 import pytest
 
 from rooftop.errors import TelemetryError
+from rooftop.serving.engines import engine_maps
 from rooftop.serving.sources import read_file
 from rooftop.serving.watch import observe
 from tests.conftest import data_path
 from tests.fuzz.harness import classify, invoke
 
 V0 = "vllm_v0_aibrix_docs_qwen25coder.prom"
+NIM = "nim_llama31_8b_datadog.prom"
 
 
 def _path(name: str) -> str:
@@ -63,3 +65,11 @@ def test_sglang_03_and_05_running_and_waiting() -> None:
     assert old.histograms["ttft_s"].mean == pytest.approx(0.30889, abs=1e-5)  # 656.078 s / 2,124 requests
     out = _watch(_path("sglang_0.3_docs_gemma2_excerpt.prom"))
     assert out.code == 0 and "running 0.0, waiting 0.0" in out.out  # 'running —, waiting —' before
+
+
+def test_no_engine_found_lists_every_engine_map() -> None:
+    # NIM's vLLM-based names carry no prefix; the list names every map, trtllm-serve included
+    out = _watch(_path(NIM))
+    known = ", ".join(m.engine for m in engine_maps())
+    assert known == "llamacpp, sglang, tgi, triton, trtllm-serve, vllm"
+    assert out.code == 2 and out.err.strip().endswith(f"no known serving engine metrics (engines: {known})")

@@ -194,14 +194,25 @@ def read_names() -> frozenset[str]:
     return frozenset(out)
 
 
-def detect(snap: Snapshot) -> EngineMap:
-    """The engine whose prefixes cover most of the snapshot's samples; TelemetryError when none does."""
+def known_engines() -> str:
+    """'llamacpp, sglang, …': the engines of the maps, as ``--engine`` takes them."""
+    return ", ".join(m.engine for m in engine_maps())
+
+
+def _best(counts: dict[str, int]) -> EngineMap | None:
+    """The map whose prefixes cover the most of ``counts`` (name -> samples); None when none covers any."""
     best, best_hits = None, 0
-    for m in engine_maps():  # over the distinct names (cached per snapshot), not every sample
-        hits = sum(len(found) for name, found in snap.by_name.items() if name.startswith(m.prefixes))
+    for m in engine_maps():
+        hits = sum(n for name, n in counts.items() if name.startswith(m.prefixes))
         if hits > best_hits:
             best, best_hits = m, hits
+    return best
+
+
+def detect(snap: Snapshot) -> EngineMap:
+    """The engine whose prefixes cover most of the snapshot's samples; TelemetryError when none does."""
+    best = _best({name: len(found) for name, found in snap.by_name.items()})  # distinct names, cached per snapshot
     if best is None:
         where = snap.source or "exposition"
-        raise TelemetryError(f"{where}: no known serving engine metrics (vLLM, SGLang, TGI, llama.cpp, Triton)")
+        raise TelemetryError(f"{where}: no known serving engine metrics (engines: {known_engines()})")
     return best
