@@ -10,14 +10,18 @@ import json
 import pytest
 
 from rooftop.errors import TelemetryError
-from rooftop.serving.engines import engine_maps
+from rooftop.serving.engines import engine_maps, mismatch
+from rooftop.serving.exposition import Snapshot, parse
 from rooftop.serving.sources import read_file
-from rooftop.serving.watch import observe
+from rooftop.serving.watch import Watcher, families, observe
 from tests.conftest import data_path
 from tests.fuzz.harness import classify, invoke
 
 V0 = "vllm_v0_aibrix_docs_qwen25coder.prom"
+V1 = "vllm_v1_dynamo_excerpt.prom"
 NIM = "nim_llama31_8b_datadog.prom"
+SGLANG = "sglang_0.5.10_datadog.prom"
+OTHERS = "(llamacpp, sglang, tgi, triton, trtllm-serve)"  # the maps other than vllm's
 
 
 def _path(name: str) -> str:
@@ -58,13 +62,60 @@ def test_a_bad_value_of_a_series_rooftop_reads_is_still_refused(tmp_path) -> Non
 def test_sglang_03_and_05_running_and_waiting() -> None:
     # 0.3 names them sglang:num_requests_running / _waiting, 0.5.10 sglang:num_running_reqs / num_queue_reqs
     old = observe(read_file(_path("sglang_0.3_docs_gemma2_excerpt.prom")), "0.3")
-    new = observe(read_file(_path("sglang_0.5.10_datadog.prom")), "0.5")
+    new = observe(read_file(_path(SGLANG)), "0.5")
     for obs in (old, new):
         assert obs.scalars["requests_running"] == 0.0 and obs.scalars["requests_waiting"] == 0.0
     assert old.scalars["kv_usage"] == pytest.approx(0.01) and new.scalars["kv_usage"] == pytest.approx(0.25)
     assert old.histograms["ttft_s"].mean == pytest.approx(0.30889, abs=1e-5)  # 656.078 s / 2,124 requests
     out = _watch(_path("sglang_0.3_docs_gemma2_excerpt.prom"))
     assert out.code == 0 and "running 0.0, waiting 0.0" in out.out  # 'running —, waiting —' before
+
+
+@pytest.mark.parametrize(
+    ("page", "engine", "message"),
+    [
+        (V1, "tgi", "no tgi metrics (no tgi_* series); it looks like vllm"),
+        (NIM, "vllm", "no vllm metrics (no vllm:* series), nor any other known engine's " + OTHERS),
+    ],
+)
+def test_a_forced_engine_that_matches_nothing_is_an_error(page: str, engine: str, message: str) -> None:
+    # exit 0 with every field '—' (or "samples": {}) before
+    out = _watch(_path(page), "--engine", engine, "--json")
+    assert out.code == 2 and classify(out) == ("ok", "") and out.out == ""
+    assert out.err.strip() == f"rooftop: error: {_path(page)}: {message}"
+
+
+def test_a_narrowed_scrape_still_says_what_it_looks_like() -> None:
+    # a watch parses a URL's page narrowed to its engine's families; when that keeps nothing the full
+    # parser reads the page, so the samples say what it looks like
+    tgi = next(m for m in engine_maps() if m.engine == "tgi")
+    snap = parse(data_path("serving", V1).read_text(), 0.0, "u", families("tgi"))
+    assert mismatch(snap, tgi) == "u: no tgi metrics (no tgi_* series); it looks like vllm"
+    # and with every sample left out, the page's # TYPE families still do
+    bare = Snapshot((), 0.0, "u", snap.types)
+    assert mismatch(bare, tgi) == "u: no tgi metrics (no tgi_* series); it looks like vllm"
+
+
+def test_one_mismatched_endpoint_among_several_is_reported_alone() -> None:
+    watcher = Watcher([_path(V1), _path(NIM)], read_file, engine="vllm")
+    assert watcher.poll() == []  # a first poll closes no window
+    good, bad = (watcher.state[s] for s in watcher.sources)
+    assert good.up and good.last is not None and good.last.scalars["generation_tokens"] == 600
+    assert not bad.up and "no vllm metrics (no vllm:* series)" in bad.last_error
+    assert [e["source"] for e in watcher.events if e["event"] == "error"] == [_path(NIM)]
+    out = _watch(_path(V1), _path(NIM), "--engine", "vllm")  # --once: the good one printed, the other warned
+    assert out.code == 0 and f"{_path(V1)} · vllm" in out.out
+    assert f"rooftop: warning: {_path(NIM)}: error: no vllm metrics" in out.err
+
+
+def test_a_source_that_switches_engine_is_detected_again() -> None:
+    pages = iter([V1, SGLANG, SGLANG])
+    watcher = Watcher(["s"], lambda _src: read_file(_path(next(pages))))
+    watcher.poll()  # detected: vllm, kept for the next polls
+    watcher.poll()  # the kept engine matches nothing now: down, with what the page looks like
+    assert not watcher.state["s"].up and watcher.state["s"].last_error.endswith("it looks like sglang")
+    watcher.poll()  # down: the engine is detected afresh
+    assert watcher.state["s"].up and watcher.state["s"].last is not None and watcher.state["s"].last.engine == "sglang"
 
 
 def test_no_engine_found_lists_every_engine_map() -> None:

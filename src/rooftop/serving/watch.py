@@ -24,7 +24,7 @@ import msgspec
 from rooftop.core.collect import fewer_collections
 from rooftop.core.jsonenc import dumps
 from rooftop.errors import RooftopError, TelemetryError
-from rooftop.serving.engines import EngineMap, detect, engine_map
+from rooftop.serving.engines import EngineMap, detect, engine_map, mismatch
 from rooftop.serving.exposition import Snapshot
 from rooftop.serving.histograms import Histogram
 from rooftop.serving.rates import rate
@@ -92,14 +92,19 @@ def observe(snap: Snapshot, source: str, engine: str | None = None, model_label:
     """Reduce a snapshot to canonical metrics with ``engine``'s map (detected when None).
 
     ``model_label`` picks the model whose request counters count (Triton; default: the client-facing ones).
+    A given ``engine`` of which the snapshot has no series at all is a TelemetryError naming the
+    source, the engine and the engine the source looks like (a table of dashes would pass for data).
     """
     emap: EngineMap = engine_map(engine) if engine else detect(snap)
+    scalars, histograms = emap.scalars(snap, model_label), emap.histograms(snap)
+    if engine and not scalars and not histograms and (why := mismatch(snap, emap)):
+        raise TelemetryError(why)
     return Observation(
         source,
         snap.time_s,
         emap.engine,
-        emap.scalars(snap, model_label),
-        emap.histograms(snap),
+        scalars,
+        histograms,
         tuple(emap.deprecated_in_use(snap)),
         emap.request_models(snap, model_label),
     )

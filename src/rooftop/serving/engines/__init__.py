@@ -216,3 +216,22 @@ def detect(snap: Snapshot) -> EngineMap:
         where = snap.source or "exposition"
         raise TelemetryError(f"{where}: no known serving engine metrics (engines: {known_engines()})")
     return best
+
+
+def mismatch(snap: Snapshot, emap: EngineMap) -> str:
+    """Why ``emap`` cannot read ``snap`` when no series of it carries the map's prefixes ('' when some does).
+
+    The # TYPE families count as names too: a scrape narrowed to one engine's families still lists
+    every family, so the message can say which engine the source looks like instead.
+    """
+    names = {name: len(found) for name, found in snap.by_name.items()}
+    for family in snap.types:
+        names.setdefault(family, 1)
+    if any(name.startswith(emap.prefixes) for name in names):
+        return ""
+    guess = _best(names)
+    where = snap.source or "exposition"
+    series = " or ".join(f"{p}*" for p in emap.prefixes)
+    others = ", ".join(m.engine for m in engine_maps() if m.engine != emap.engine)
+    instead = f"; it looks like {guess.engine}" if guess else f", nor any other known engine's ({others})"
+    return f"{where}: no {emap.engine} metrics (no {series} series){instead}"
