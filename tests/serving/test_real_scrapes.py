@@ -118,6 +118,13 @@ def test_a_source_that_switches_engine_is_detected_again() -> None:
     assert watcher.state["s"].up and watcher.state["s"].last is not None and watcher.state["s"].last.engine == "sglang"
 
 
+def test_a_histogram_mean_of_zero_prints_as_zero() -> None:
+    # SGLang 0.5.10's one request queued 0 s (sum 0 over count 1): mean 0 s, not '—'
+    out = _watch(_path(SGLANG))
+    line = next(x for x in out.out.splitlines() if x.startswith("queue"))
+    assert line.split(None, 1)[1].strip() == "p50 < 1 ms, p99 < 1 ms, mean 0 s"
+
+
 def test_no_engine_found_lists_every_engine_map() -> None:
     # NIM's vLLM-based names carry no prefix; the list names every map, trtllm-serve included
     out = _watch(_path(NIM))

@@ -45,8 +45,9 @@ def quantile(lat: dict[str, Any], key: str) -> str:
 
 def latency_text(lat: dict[str, Any]) -> str:
     """'p50 > 30 s, p99 > 30 s, mean 213 s (77% above the last bucket, 30 s)'."""
-    mean = lat.get("mean")
-    text = f"p50 {quantile(lat, 'p50')}, p99 {quantile(lat, 'p99')}, mean {seconds(mean) if mean else '—'}"
+    mean = lat.get("mean")  # a mean of 0 (SGLang's queue of an idle engine) is data: '0 s', not '—'
+    shown = "—" if mean is None or not math.isfinite(mean) else seconds(mean)
+    text = f"p50 {quantile(lat, 'p50')}, p99 {quantile(lat, 'p99')}, mean {shown}"
     if lat.get("open_share"):
         text += f" ({lat['open_share']:.0%} above the last bucket, {seconds(lat['open_above_s'])})"
     return text
