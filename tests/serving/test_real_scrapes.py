@@ -20,6 +20,7 @@ from tests.fuzz.harness import classify, invoke
 V0 = "vllm_v0_aibrix_docs_qwen25coder.prom"
 V1 = "vllm_v1_dynamo_excerpt.prom"
 NIM = "nim_llama31_8b_datadog.prom"
+TGI = "tgi_datadog_payload_excerpt.prom"
 SGLANG = "sglang_0.5.10_datadog.prom"
 OTHERS = "(llamacpp, sglang, tgi, triton, trtllm-serve)"  # the maps other than vllm's
 
@@ -131,3 +132,17 @@ def test_no_engine_found_lists_every_engine_map() -> None:
     known = ", ".join(m.engine for m in engine_maps())
     assert known == "llamacpp, sglang, tgi, triton, trtllm-serve, vllm"
     assert out.code == 2 and out.err.strip().endswith(f"no known serving engine metrics (engines: {known})")
+
+
+def test_tgi_lifetime_queue_share_on_an_idle_engine() -> None:
+    out = _watch(_path(TGI), "--json")
+    (finding,) = json.loads(out.out)["findings"]
+    ev = finding["evidence"]
+    assert ev["queue_s_mean"] == pytest.approx(2.70895, abs=1e-5)  # 295.276 s queued / 109 requests
+    assert ev["e2e_s_mean"] == pytest.approx(4.96527, abs=1e-5)  # 541.214 s end to end / 109
+    assert ev["queue_share"] == pytest.approx(0.54558, abs=1e-5)  # 2.70895 / 4.96527 > 0.5: critical
+    assert ev["requests_waiting"] == 0.0  # tgi_queue_size at the scrape: idle
+    assert finding["severity"] == "critical"
+    assert finding["title"] == (
+        "Scheduler/queue-bound: queue 55% of end-to-end latency since the engine started; none waiting now"
+    )

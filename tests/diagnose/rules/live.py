@@ -15,13 +15,14 @@ def live_evidence(
     latency: dict[str, dict[str, float]] | None = None,
     accounting: dict[str, Any] | None = None,
     tp: int = 1,
+    interval_s: float = 10.0,
 ) -> Evidence:
-    """A 10 s live window with the given gauges, counter increases, latency means and accounting."""
+    """A live window (10 s; 0: a single scrape, since the engine started) with the given gauges, counters, latencies."""
     live = LiveEvidence(
         gauges or {},
         deltas or {},
         latency or {},  # type: ignore[arg-type]
-        10.0,
+        interval_s,
         LiveUtilisation.from_dict(accounting) if accounting is not None else None,
     )
     return Evidence((), get_roofs("h100-sxm"), None, {"engine": "vllm", "tp": tp}, live=live)

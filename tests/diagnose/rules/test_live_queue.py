@@ -18,7 +18,9 @@ def test_queue_over_half_of_latency_is_critical() -> None:
     (f,) = live_queue(ev)
     assert f.code == "live-queue-bound" and f.severity == "critical" and f.bottleneck == "scheduler"
     assert f.evidence["queue_share"] == pytest.approx(0.6)
-    assert "3 requests waiting" in f.title and "queue 60% of end-to-end latency" in f.title
+    assert (
+        f.title == "Scheduler/queue-bound: queue 60% of end-to-end latency over the 10 s window; 3 requests waiting now"
+    )
 
 
 def test_share_above_a_quarter_warns_even_with_an_empty_queue_now() -> None:
@@ -29,14 +31,30 @@ def test_share_above_a_quarter_warns_even_with_an_empty_queue_now() -> None:
 
 def test_waiting_requests_without_queue_histogram_warn() -> None:
     (f,) = live_queue(live_evidence(gauges={"requests_waiting": 5.0}))
-    assert f.severity == "warn" and "queue time not exposed" in f.title and f.evidence["queue_share"] is None
+    assert f.severity == "warn" and f.evidence["queue_share"] is None
+    assert f.title == "Scheduler/queue-bound: 5 requests waiting now, queue time not exposed"
+    (one,) = live_queue(live_evidence(gauges={"requests_waiting": 1.0}))
+    assert one.title == "Scheduler/queue-bound: 1 request waiting now, queue time not exposed"
+
+
+def test_a_lifetime_share_on_an_idle_engine_says_the_queue_is_empty_now() -> None:
+    # TGI's /metrics (tests/data/serving/tgi_datadog_payload_excerpt.prom) read once: lifetime means
+    # 295.276 s / 109 = 2.709 s queued of 541.214 s / 109 = 4.965 s end to end, 2.709 / 4.965 = 55 % > 50 %:
+    # critical, while tgi_queue_size is 0 at the scrape. The title said "0 requests waiting" before.
+    ev = live_evidence(gauges={"requests_waiting": 0.0}, latency=lat(2.709, 4.965), interval_s=0.0)
+    (f,) = live_queue(ev)
+    assert f.severity == "critical" and f.evidence["queue_share"] == pytest.approx(0.5456, abs=1e-4)
+    assert (
+        f.title == "Scheduler/queue-bound: queue 55% of end-to-end latency since the engine started; none waiting now"
+    )
 
 
 def test_quiet_when_queue_is_small() -> None:
     # 0.2 s of 1.0 s = 20 % ≤ 25 % and nobody waiting
     assert live_queue(live_evidence(gauges={"requests_waiting": 0.0}, latency=lat(0.2, 1.0))) == []
-    # a fractional gauge (0.5 averaged waiting) with a 10 % share is below both bars
+    # a fractional gauge (0.5 averaged waiting) with a 10 % share is below both bars, and without a share too
     assert live_queue(live_evidence(gauges={"requests_waiting": 0.5}, latency=lat(0.1, 1.0))) == []
+    assert live_queue(live_evidence(gauges={"requests_waiting": 0.5})) == []
     # exactly a quarter is not "above a quarter"
     assert live_queue(live_evidence(gauges={"requests_waiting": 0.0}, latency=lat(0.25, 1.0))) == []
 
