@@ -136,9 +136,15 @@ class Chart:
     y_range: tuple[float, float]
     unplaced: tuple[ChartPoint, ...] = ()  # no FLOPs or no bytes: listed under the chart, not drawn
     results: tuple[str, ...] = ()  # one legend entry per result, in colour order
-    memory_label: str = "HBM"
+    memory_label: str = "HBM"  # the bytes of the x axis: 'HBM', 'DRAM', or 'HBM / L2 / L1' (each point's own)
     no_roofline: str = ""  # why there is no roofline (no point has FLOPs); the kernel bar chart instead
     notes: tuple[str, ...] = ()  # e.g. kernels whose own precision has no roof among those drawn
+
+    @property
+    def x_title(self) -> str:
+        """The x axis: 'arithmetic intensity (FLOP per HBM byte)'; several levels say each point is at its own."""
+        levels = " (each point at its memory level)" if "/" in self.memory_label else ""
+        return f"arithmetic intensity (FLOP per {self.memory_label} byte){levels}"
 
     def top(self, n: int = TOP_NAMED) -> list[ChartPoint]:
         """The ``n`` drawn points that take the most time (named on the static chart)."""
@@ -304,6 +310,8 @@ def build_chart(runs: Sequence[Run], title: str = "") -> Chart:
         devices = [r.name for r in all_roofs if r.name != "unknown"]
         title = "Roofline — " + " on ".join(x for x in (", ".join(names[:3]), ", ".join(devices)) if x)
     memory = ", ".join(sorted({memory_name("hbm", r) for r in all_roofs}))
+    cached = sorted({p.point.level for p in drawn} - {"hbm"}, reverse=True)  # ncu's L2 and L1 points
+    memory = " / ".join([memory, *(level.upper() for level in cached)])
     why = ""
     if not drawn and unplaced:
         nsys = all(p.point.source.value == "nsys" for p in unplaced)

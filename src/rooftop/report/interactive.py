@@ -86,7 +86,7 @@ def roofline_plotly(chart: Chart) -> go.Figure:
         shown.add(index)
     fig.update_layout(
         title={"text": _e(chart.title)},
-        xaxis={"type": "log", "title": {"text": f"arithmetic intensity (FLOP per {chart.memory_label} byte)"},
+        xaxis={"type": "log", "title": {"text": chart.x_title},
                **_si_ticks(*chart.x_range, "")},
         yaxis={"type": "log", "title": {"text": "performance"}, **_si_ticks(*chart.y_range, "FLOP/s")},
         height=620, template="plotly_white", hoverlabel={"align": "left"},
