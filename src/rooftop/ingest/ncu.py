@@ -6,7 +6,8 @@ Two export styles are read, both possibly preceded by program output and ``==PRO
   ``Metric Name``, ``Metric Unit``, ``Metric Value`` columns;
 * wide (``--page raw``): one row per launch, a header of metric names and a units row.
 
-Values may carry thousands separators, auto-scaled units (``Mbyte``, ``us``) and ``n/a``.
+Values may carry thousands separators, auto-scaled units (``Mbyte``, ``us``) and ``n/a``; the
+separators are the locale's of the machine ncu ran on (``1,234.5`` or ``1.234,5``: ``ncu_numbers``).
 Metric names and unit factors are data (``mappings/ncu_v1.toml``). FLOPs: SASS add/mul (1) and
 fma (2) per precision plus the tensor-pipe counters; bytes per level: DRAM (``hbm``), L2, L1.
 The SpeedOfLight roofline section, when exported, gives theoretical roofs (per-cycle peak × clock).
@@ -24,6 +25,7 @@ from rooftop.core.points import Phase, RooflinePoint, Source
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, RoofKind, Roofs
 from rooftop.errors import TraceFormatError
 from rooftop.ingest.mapping import load
+from rooftop.ingest.ncu_numbers import EN_US, NumberFormat, detect
 from rooftop.torchops.kernel_classes import classify, op_of, short_kernel
 
 ID, KERNEL = "ID", "Kernel Name"
@@ -47,6 +49,7 @@ class NcuFile:
     launches: list[NcuLaunch]
     roofline: dict[str, dict[str, float]]  # body item label -> metric -> SI value
     skipped: dict[str, int]
+    numbers: NumberFormat = EN_US  # the separators its values are written with
 
 
 def _lines(path: Path) -> list[str]:
@@ -81,14 +84,14 @@ def header_index(lines: list[str]) -> int:
     return -1
 
 
-def value(text: str, unit: str, units: dict[str, float]) -> float | None:
-    """SI value of one cell: thousands separators dropped, 'n/a'/'' -> None; unknown unit -> ValueError."""
-    raw = text.strip().replace(",", "")
+def value(text: str, unit: str, units: dict[str, float], numbers: NumberFormat = EN_US) -> float | None:
+    """SI value of one cell written with ``numbers``' separators: 'n/a'/'' -> None; unknown unit -> ValueError."""
+    raw = text.strip()
     if raw in ("", "n/a", "N/A", "nan"):
         return None
     if unit not in units:
         raise ValueError(f"unknown unit {unit!r}")
-    number = float(raw) * float(units[unit])
+    number = numbers.parse(raw) * float(units[unit])
     if not 0.0 <= number < math.inf:  # counters, bytes and times: NaN, inf and negatives are not measurements
         raise ValueError(f"{text.strip()[:40]!r} is not a finite non-negative value")
     return number
@@ -106,8 +109,12 @@ def read_ncu(path: str | Path) -> NcuFile:
     units: dict[str, float] = load("ncu_v1")["units"]
     out = NcuFile(str(p), [], {}, {})
     if "Metric Name" in header and "Metric Value" in header:
+        at = header.index("Metric Value")
+        out.numbers = detect(row[at] for row in rows[1:] if len(row) > at)
         _long(header, rows[1:], units, out)
     else:
+        metric_columns = [i for i, name in enumerate(header) if "__" in name]
+        out.numbers = detect(row[i] for row in rows[1:] for i in metric_columns if i < len(row))
         _wide(header, rows[1:], units, out)
     if not out.launches and not out.roofline:
         raise TraceFormatError(f"{p}: Nsight Compute header but no kernel rows")
@@ -131,7 +138,7 @@ def _long(header: list[str], rows: list[list[str]], units: dict[str, float], out
         if not metric:
             continue
         try:
-            v = value(cell.get("Metric Value", ""), unit, units)
+            v = value(cell.get("Metric Value", ""), unit, units, out.numbers)
         except ValueError as exc:
             _skip(out, f"{metric}: {exc}")
             continue
@@ -166,7 +173,7 @@ def _wide(header: list[str], rows: list[list[str]], units: dict[str, float], out
             if "__" not in name:  # identity columns (ID, Kernel Name, ...) are not metrics
                 continue
             try:
-                v = value(text, unit, units)
+                v = value(text, unit, units, out.numbers)
             except ValueError as exc:
                 _skip(out, f"{name}: {exc}")
                 continue
@@ -263,9 +270,10 @@ def theoretical_roofs(ncu: NcuFile, name: str) -> Roofs | None:
 
 
 def summary(ncu: NcuFile) -> dict[str, Any]:
-    """What the file held: launches, roofline items, skipped rows by reason."""
+    """What the file held: launches, how its numbers are written, roofline items, skipped rows by reason."""
     return {
         "launches": len(ncu.launches),
+        "numbers": ncu.numbers.example,
         "roofline_items": sorted(ncu.roofline),
         "skipped": dict(ncu.skipped),
         "missing_counters": missing_counters(ncu),
