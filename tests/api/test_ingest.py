@@ -78,5 +78,41 @@ def test_skip_reasons_are_whole() -> None:
 
 def test_roofline_section_alone_says_why() -> None:
     # a real SpeedOfLight_RooflineChart export holds peaks, not launches: the error said "nothing to import ()"
-    with pytest.raises(TraceFormatError, match=r"nothing to import \(no timed kernel launch: an ncu roofline section"):
+    with pytest.raises(TraceFormatError, match=r"nothing to import \(roofs only: an ncu roofline section"):
         import_path(data_path("ncu-csv-llm-perf-opt", "kernel_0005.ncu.section_SpeedOfLight_RooflineChart.csv"))
+
+
+SECTION = "kernel_0005.ncu.section_SpeedOfLight_RooflineChart.csv"
+UNTIMED = (
+    "3 kernel launch(es), none with a duration: collect gpu__time_duration.sum "
+    "(or sm__cycles_elapsed.avg and sm__cycles_elapsed.avg.per_second) with ncu --metrics"
+)
+
+
+def _untimed(bert: Path, to: Path) -> Path:
+    """The real export without its sm__cycles_elapsed rows: 3 launches and no way to time them."""
+    to.write_text("".join(line for line in bert.read_text().splitlines(True) if '"sm__cycles_elapsed.avg' not in line))
+    return to
+
+
+def test_folder_lists_every_file_it_did_not_import(tmp_path: Path) -> None:
+    # Before: an ncu file whose launches gave no point was dropped from a folder without a word.
+    bert = data_path("ncu-csv-leleucas", "bert_flashattn_nsight.launches_5_7_9.csv")
+    shutil.copy(bert, tmp_path / "bert.csv")
+    _untimed(bert, tmp_path / "untimed.csv")
+    shutil.copy(data_path("ncu-csv-llm-perf-opt", SECTION), tmp_path / SECTION)
+    run = import_path(tmp_path)
+    assert [Path(r.workload["file"]).name for r in run.results] == ["bert.csv"]  # 3 launches timed from cycles
+    assert len(run.results[0].points) == 9  # 3 launches x (hbm, l2, l1)
+    assert run.identity["skipped_files"] == {
+        SECTION: "roofs only: an ncu roofline section, no kernel launch (its roofs serve the metrics files beside it)",
+        "untimed.csv": UNTIMED,
+    }
+    assert run.roofs.bandwidth("hbm") == pytest.approx(128 * 13.78e9)  # the section's roofs are still used
+
+
+def test_single_untimed_file_says_why(tmp_path: Path) -> None:
+    path = _untimed(data_path("ncu-csv-leleucas", "bert_flashattn_nsight.launches_5_7_9.csv"), tmp_path / "u.csv")
+    with pytest.raises(TraceFormatError) as err:
+        import_path(path)
+    assert str(err.value) == f"{path}: nothing to import ({UNTIMED})"

@@ -24,7 +24,12 @@ from rooftop.ingest.join import join
 from rooftop.ingest.kineto import read_trace
 
 Progress = Callable[[str, int], None]
-_NO_TIMED_LAUNCH = "no timed kernel launch: an ncu roofline section alone gives roofs, import it with its metrics file"
+Outcome = tuple[Result | None, Roofs | None, str]  # the result, the roofs it implies, why there is no result
+_ROOFS_ONLY = "roofs only: an ncu roofline section, no kernel launch (its roofs serve the metrics files beside it)"
+_UNTIMED = (
+    "{n} kernel launch(es), none with a duration: collect gpu__time_duration.sum "
+    "(or sm__cycles_elapsed.avg and sm__cycles_elapsed.avg.per_second) with ncu --metrics"
+)
 # the Nsight readers load when an Nsight file is read: a trace's cold start does not pay for them
 
 
@@ -102,8 +107,11 @@ def _sibling_roofs(path: Path) -> Roofs | None:
     return None
 
 
-def ncu_result(path: Path, roofs: Roofs | None) -> tuple[Result | None, Roofs | None]:
-    """One ncu export -> Result (None when it holds only a roofline section) and the roofs it implies."""
+def ncu_result(path: Path, roofs: Roofs | None) -> Outcome:
+    """One ncu export -> Result, the roofs it implies, and why there is no Result when there is none.
+
+    No Result: a roofline section alone (roofs only), or launches none of which has a duration.
+    """
     from rooftop.ingest import ncu
 
     data = ncu.read_ncu(path)
@@ -111,18 +119,18 @@ def ncu_result(path: Path, roofs: Roofs | None) -> tuple[Result | None, Roofs | 
     used = roofs or implied or unknown_roofs("unknown")
     points = [pt for launch in data.launches for pt in ncu.launch_points(launch, str(path))]
     skipped = dict(data.skipped)
-    untimed = sum(1 for launch in data.launches if not ncu.launch_points(launch, str(path)))
-    if untimed and not points:
-        return None, implied
+    untimed = sum(1 for launch in data.launches if ncu.launch_time(launch.metrics) is None)
+    if not points:
+        return None, implied, _ROOFS_ONLY if data.roofline else _UNTIMED.format(n=untimed)
     if untimed:
-        skipped["launch without gpu__time_duration"] = untimed
+        skipped["launch without a duration"] = untimed
     device = next((launch.info.get("Device", "") for launch in data.launches), "")
     workload = {"source": "ncu", "file": str(path), "device_index": device, "hardware": used.name}
     summary = ncu.summary(data)
     if summary["missing_counters"]:  # the ncu-counters-missing rule reads it
         workload["missing_counters"] = summary["missing_counters"]
     extra = {"ncu": {**summary, "skipped": skipped}}
-    return _result(workload, points, used, extra), implied
+    return _result(workload, points, used, extra), implied, ""
 
 
 def nsys_result(path: Path, roofs: Roofs | None) -> Result:
@@ -170,21 +178,21 @@ def import_path(path: str | Path, roofs: Roofs | None = None, progress: Progress
                 raise outcome
             skipped[file.name] = str(outcome).split(": ", 1)[-1]  # keep the other ranks
             continue
-        result, found = outcome
+        result, found, why = outcome
         implied = implied or found
         if result is not None:
             results.append(result)
+        elif folder:
+            skipped[file.name] = why  # read, but nothing to plot: said, not dropped silently
+        else:
+            raise TraceFormatError(f"{path}: nothing to import ({why})")
     if not results:
-        why = "; ".join(f"{k}: {v}" for k, v in skipped.items()) or _NO_TIMED_LAUNCH
-        raise TraceFormatError(f"{path}: nothing to import ({why})")
+        raise TraceFormatError(f"{path}: nothing to import ({'; '.join(f'{k}: {v}' for k, v in skipped.items())})")
     kinds = sorted({kind for _, kind in files})
     first_device = next((r.workload.get("device") for r in results if r.workload.get("device")), "")
     run_roofs = roofs or implied or unknown_roofs(str(first_device or "unknown"))
     identity = {"source": "import", "formats": kinds, "path": str(path), "skipped_files": skipped}
     return Run(command="import", roofs=run_roofs, results=tuple(results), identity=identity)
-
-
-Outcome = tuple[Result | None, Roofs | None]
 
 
 def _outcomes(
@@ -208,7 +216,7 @@ def outcome(file: Path, kind: str, roofs: Roofs | None, progress: Progress | Non
 def _one(file: Path, kind: str, roofs: Roofs | None, progress: Progress | None) -> Outcome:
     if kind == KINETO:
         result, used = trace_result(file, roofs, progress)
-        return result, (used if used.compute or used.memory else None)
+        return result, (used if used.compute or used.memory else None), ""
     if kind == NCU:
         return ncu_result(file, roofs)
-    return nsys_result(file, roofs), None
+    return nsys_result(file, roofs), None, ""

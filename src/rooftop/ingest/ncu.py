@@ -206,14 +206,32 @@ def _level_bytes(metrics: dict[str, float]) -> dict[str, float]:
     return out
 
 
+def launch_time(metrics: dict[str, float]) -> tuple[float, str] | None:
+    """A launch's duration (s) and the metrics it came from, or None.
+
+    A duration metric (``time``) first; else elapsed cycles / cycles per second (``time_from_cycles``:
+    ncu 2021 ``--metrics`` lists that left ``gpu__time_duration`` out still carry ``sm__cycles_elapsed``).
+    """
+    mapping = load("ncu_v1")
+    for name in mapping["time"]:
+        if name in metrics:
+            return metrics[name], name
+    for cycles, rate in mapping["time_from_cycles"]:
+        if cycles in metrics and metrics.get(rate, 0.0) > 0.0:
+            return metrics[cycles] / metrics[rate], f"{cycles} / {rate}"
+    return None
+
+
 def launch_points(launch: NcuLaunch, path: str) -> list[RooflinePoint]:
     """One point per memory level with counters (an ``hbm`` point with 0 bytes when there are none).
 
-    A launch without a duration metric gives no point (the caller records it as skipped).
+    A launch without a duration gives no point (the caller records it as skipped); the metrics the
+    duration came from are in each point's provenance (``duration``).
     """
-    time_s = next((launch.metrics[n] for n in load("ncu_v1")["time"] if n in launch.metrics), None)
-    if time_s is None:
+    timed = launch_time(launch.metrics)
+    if timed is None:
         return []
+    time_s, duration = timed
     flops, dtype = _flops(launch.metrics)
     levels = _level_bytes(launch.metrics) or {"hbm": 0.0}
     kc = classify(launch.kernel)
@@ -228,7 +246,14 @@ def launch_points(launch: NcuLaunch, path: str) -> list[RooflinePoint]:
             dtype=dtype,
             source=Source.NCU,
             level=level,
-            provenance={"kernel": launch.kernel, "id": launch.id, "class": kc.name, "file": path, **launch.info},
+            provenance={
+                "kernel": launch.kernel,
+                "id": launch.id,
+                "class": kc.name,
+                "file": path,
+                "duration": duration,
+                **launch.info,
+            },
         )
         for level, moved in levels.items()
     ]
@@ -243,7 +268,7 @@ def missing_counters(ncu: NcuFile) -> dict[str, str]:
     mapping = load("ncu_v1")
     hbm = [name for names in mapping["bytes"]["hbm"] for name in names]
     flop = [*mapping["flops"], *mapping["flops_fallback"]]
-    timed = [launch.metrics for launch in ncu.launches if any(n in launch.metrics for n in mapping["time"])]
+    timed = [launch.metrics for launch in ncu.launches if launch_time(launch.metrics) is not None]
     out: dict[str, str] = {}
     for group, names in (("DRAM byte counters", hbm), ("FLOP counters", flop)):
         if timed and not any(n in m for m in timed for n in names):
