@@ -116,7 +116,9 @@ def ncu_result(path: Path, roofs: Roofs | None) -> Outcome:
 
     data = ncu.read_ncu(path)
     implied = ncu.theoretical_roofs(data, f"ncu theoretical ({path.name.split('.', 1)[0]})") or _sibling_roofs(path)
-    used = roofs or implied or unknown_roofs("unknown")
+    names = dict.fromkeys(name for launch in data.launches if (name := launch.info.get("device_name")))
+    device = ", ".join(names)  # device__attribute_display_name, when exported ("NVIDIA B200")
+    used = roofs or implied or unknown_roofs(device or "unknown")
     points = [pt for launch in data.launches for pt in ncu.launch_points(launch, str(path))]
     skipped = dict(data.skipped)
     untimed = sum(1 for launch in data.launches if ncu.launch_time(launch.metrics) is None)
@@ -124,8 +126,9 @@ def ncu_result(path: Path, roofs: Roofs | None) -> Outcome:
         return None, implied, _ROOFS_ONLY if data.roofline else _UNTIMED.format(n=untimed)
     if untimed:
         skipped["launch without a duration"] = untimed
-    device = next((launch.info.get("Device", "") for launch in data.launches), "")
-    workload = {"source": "ncu", "file": str(path), "device_index": device, "hardware": used.name}
+    index = next((launch.info.get("Device", "") for launch in data.launches), "")
+    workload = {"source": "ncu", "file": str(path), "device_index": index, "hardware": used.name}
+    workload |= {"device": device, "vendor": "NVIDIA"}  # Nsight Compute profiles NVIDIA GPUs only
     summary = ncu.summary(data)
     if summary["missing_counters"]:  # the ncu-counters-missing rule reads it
         workload["missing_counters"] = summary["missing_counters"]

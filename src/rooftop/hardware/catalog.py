@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import csv
 import os
-import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -30,6 +29,7 @@ from rooftop.core.roofs import ComputeRoof, MemoryRoof, RoofKind, Roofs
 from rooftop.core.safejson import read_toml
 from rooftop.core.schema import ShortText, convert
 from rooftop.errors import CatalogError, did_you_mean, quoted
+from rooftop.hardware.names import model_word, words
 from rooftop.units import GIB, GIGA, TERA
 
 # column -> compute roof dtype; all dense TFLOP/s (TOP/s for int8)
@@ -215,11 +215,8 @@ def describe(entry: Entry) -> dict[str, Any]:
     return {"id": entry.id, "fields": dict(entry.fields), "origin": dict(entry.origin)}
 
 
-_VENDOR_WORDS = frozenset({"nvidia", "amd", "tesla"})
-
-
 def _tokens(text: str) -> set[str]:
-    return set(re.findall(r"[a-z0-9]+", text.lower())) - _VENDOR_WORDS
+    return set(words(text))
 
 
 def devices_named(device_name: str, extra: str | Path | None = None) -> list[str]:
@@ -230,15 +227,13 @@ def devices_named(device_name: str, extra: str | Path | None = None) -> list[str
     are returned, several when the name does not tell them apart ('NVIDIA H200': the SXM and the
     NVL). Empty when nothing in the catalog carries the model.
     """
-    in_order = [w for w in re.findall(r"[a-z0-9]+", device_name.lower()) if w not in _VENDOR_WORDS]
-    words = set(in_order)
-    model = next((w for w in in_order if any(c.isdigit() for c in w)), "")
+    model, named = model_word(device_name), set(words(device_name))
     if not model:
         return []
     scored = []
     for entry in load_catalog(extra).values():
         own = _tokens(entry.fields.get("name", "")) | _tokens(entry.id)
         if model in own:
-            scored.append((len(words & own), entry.id))
+            scored.append((len(named & own), entry.id))
     best = max((score for score, _ in scored), default=0)
     return sorted(key for score, key in scored if score == best)

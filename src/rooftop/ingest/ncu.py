@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import math
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from rooftop.ingest.ncu_numbers import EN_US, NumberFormat, detect
 from rooftop.torchops.kernel_classes import classify, op_of, short_kernel
 
 ID, KERNEL = "ID", "Kernel Name"
+INFO = ("Device", "CC", "Block Size", "Grid Size", "Stream", "Process Name")  # identity columns kept per launch
 
 
 @dataclass
@@ -125,9 +127,43 @@ def _skip(out: NcuFile, reason: str) -> None:
     out.skipped[reason] = out.skipped.get(reason, 0) + 1
 
 
+@cache
+def read_metrics() -> frozenset[str]:
+    """Every metric rooftop reads (ncu_v1.toml): times, cycles, bytes, FLOPs and the roofline section's."""
+    mapping = load("ncu_v1")
+    roof = mapping["roofline"]
+    return frozenset(
+        [*mapping["time"], *(name for pair in mapping["time_from_cycles"] for name in pair)]
+        + [name for alternatives in mapping["bytes"].values() for names in alternatives for name in names]
+        + [*mapping["flops"], *mapping["flops_fallback"], *(metric for metric, _ in roof["peaks"].values())]
+        + [roof["dram_bytes_per_cycle"], roof["dram_clock"], roof["sm_clock"]]
+    )
+
+
+def _number(out: NcuFile, metric: str, text: str, unit: str, units: dict[str, float]) -> float | None:
+    """``text`` in SI, None when empty; a cell that is no number is a skip reason only for a metric rooftop reads.
+
+    ncu's other metrics include text ('SIMT', 'CachePreferNone') and units no roofline needs
+    ('block', 'register/thread'): reporting them buried the reasons that matter.
+    """
+    try:
+        return value(text, unit, units, out.numbers)
+    except ValueError as exc:
+        if metric in read_metrics():
+            _skip(out, f"{metric}: {exc}")
+        return None
+
+
+def _launch(by_id: dict[tuple[str, str], NcuLaunch], cell: dict[str, str]) -> NcuLaunch:
+    key = (cell[ID], cell.get(KERNEL, ""))
+    if key not in by_id:
+        by_id[key] = NcuLaunch(key[0], key[1], {k: cell.get(k, "") for k in INFO})
+    return by_id[key]
+
+
 def _long(header: list[str], rows: list[list[str]], units: dict[str, float], out: NcuFile) -> None:
     needed = max(header.index(c) for c in (ID, KERNEL, "Metric Name", "Metric Value"))
-    section = load("ncu_v1")["roofline"]["section"]
+    section, texts = load("ncu_v1")["roofline"]["section"], load("ncu_v1")["text"]
     by_id: dict[tuple[str, str], NcuLaunch] = {}
     for row in rows:
         if len(row) <= needed or not row[0].strip():  # trailing rule columns may be cut, not the metric
@@ -137,27 +173,24 @@ def _long(header: list[str], rows: list[list[str]], units: dict[str, float], out
         metric, unit = cell.get("Metric Name", ""), cell.get("Metric Unit", "")
         if not metric:
             continue
-        try:
-            v = value(cell.get("Metric Value", ""), unit, units, out.numbers)
-        except ValueError as exc:
-            _skip(out, f"{metric}: {exc}")
+        text = cell.get("Metric Value", "").strip()
+        if metric in texts:
+            if text:
+                _launch(by_id, cell).info.setdefault(texts[metric], text)
             continue
+        v = _number(out, metric, text, unit, units)
         if v is None:
             continue
         label = cell.get("Body Item Label", "")
         if cell.get("Section Name") == section and label:
             out.roofline.setdefault(label, {})[metric] = v
             continue
-        key = (row[0], cell.get(KERNEL, ""))
-        launch = by_id.get(key)
-        if launch is None:
-            info = {k: cell.get(k, "") for k in ("Device", "CC", "Block Size", "Grid Size", "Stream", "Process Name")}
-            launch = by_id[key] = NcuLaunch(key[0], key[1], info)
-        launch.metrics.setdefault(metric, v)
+        _launch(by_id, cell).metrics.setdefault(metric, v)
     out.launches.extend(by_id.values())
 
 
 def _wide(header: list[str], rows: list[list[str]], units: dict[str, float], out: NcuFile) -> None:
+    texts = load("ncu_v1")["text"]
     unit_row = rows[0] if rows and not rows[0][0].strip() else [""] * len(header)
     data = rows[1:] if rows and not rows[0][0].strip() else rows
     if not data:
@@ -167,16 +200,15 @@ def _wide(header: list[str], rows: list[list[str]], units: dict[str, float], out
             _skip(out, f"row with {len(row)} cells for {len(header)} columns")
             continue
         cell = dict(zip(header, row))
-        info = {k: cell.get(k, "") for k in ("Device", "CC", "Block Size", "Grid Size", "Stream", "Process Name")}
-        launch = NcuLaunch(cell[ID], cell.get(KERNEL, ""), info)
+        launch = NcuLaunch(cell[ID], cell.get(KERNEL, ""), {k: cell.get(k, "") for k in INFO})
         for name, text, unit in zip(header, row, unit_row):
             if "__" not in name:  # identity columns (ID, Kernel Name, ...) are not metrics
                 continue
-            try:
-                v = value(text, unit, units, out.numbers)
-            except ValueError as exc:
-                _skip(out, f"{name}: {exc}")
+            if name in texts:
+                if text.strip():
+                    launch.info.setdefault(texts[name], text.strip())
                 continue
+            v = _number(out, name, text, unit, units)
             if v is not None:
                 launch.metrics[name] = v
         out.launches.append(launch)

@@ -1,4 +1,4 @@
-"""An AMD trace imported with an NVIDIA --hardware warns (tests/data/hta-traces: mi250_minitoy_rocm)."""
+"""A trace under another vendor's or another model's roofs warns (tests/data/hta-traces); ncu: tests/ingest/test_ncu_device.py."""
 
 from __future__ import annotations
 
@@ -27,3 +27,14 @@ def test_matching_vendor_is_quiet() -> None:
     assert "hardware-mismatch" not in codes("alexnet_a100.json.gz", "a100-80gb-sxm")
     assert "hardware-mismatch" in codes("alexnet_a100.json.gz", "mi300x")
     assert trace_hardware_mismatch.__name__ == "trace_hardware_mismatch"
+
+
+def test_another_model_of_the_same_vendor_warns() -> None:
+    # Meta's alexnet trace ran on "NVIDIA A100-PG509-200": model word a100, which all three catalog A100s carry
+    run = import_path(data_path("hta-traces", "alexnet_a100.json.gz"), get_roofs("h100-sxm"))
+    (f,) = [f for f in run.results[0].findings if f.code == "hardware-mismatch"]
+    assert f.title == (
+        "this trace ran on NVIDIA A100-PG509-200 but the roofs are h100-sxm (H100 SXM5 80GB): "
+        "pass -H a100-40gb-sxm or a100-80gb-pcie or a100-80gb-sxm"
+    )
+    assert "hardware-mismatch" not in codes("alexnet_a100.json.gz", "a100-80gb-pcie")  # a variant: not told apart
