@@ -8,6 +8,7 @@ import pytest
 
 from rooftop.errors import TraceFormatError
 from rooftop.ingest.detect import KINETO, NCU, NSYS, detect
+from rooftop.ingest.ncu import launch_points, read_ncu
 from tests.conftest import data_path
 
 
@@ -21,5 +22,33 @@ def test_fixtures() -> None:
 def test_unknown(tmp_path: Path) -> None:
     path = tmp_path / "peaks.csv"
     path.write_text("label,peak_flops\n")
+    with pytest.raises(TraceFormatError, match="not a Kineto trace"):
+        detect(path)
+
+
+def test_unquoted_header_is_detected_and_read() -> None:
+    # a real details export re-saved with minimal quoting: "ID,Process ID,...,Kernel Name,..." (before: refused,
+    # while the reader, given it, read it). 505,984 B / 8,256 ns = 61.29 GB/s; 327,808 B / 9,984 ns = 32.83 GB/s
+    path = data_path("ncu-csv-leleucas", "adaptive_avg_pool2d_nsight.unquoted.launches_0_1.csv")
+    assert detect(path) == NCU
+    data = read_ncu(path)
+    hbm = [launch_points(launch, "pool")[0] for launch in data.launches]
+    assert [(p.time_s, p.bytes) for p in hbm] == [
+        (pytest.approx(8_256e-9), 505_984),
+        (pytest.approx(9_984e-9), 327_808),
+    ]
+    assert [round(p.bytes_per_s / 1e9, 2) for p in hbm] == [61.29, 32.83]
+    # FLOPs: 257,536 FADD + 512 FMUL = 258,048; 241,920 FADD + 1,120,000 FFMA x 2 = 2,481,920
+    assert [p.flops for p in hbm] == [258_048, 2_481_920] and data.skipped == {}
+
+
+def test_source_code_naming_the_header_is_not_ncu(tmp_path: Path) -> None:
+    # lines of a real script (the sweep's hand check) that name '"ID"' and "Kernel Name": called ncu before, then
+    # skipped with 'no Nsight Compute header'
+    path = tmp_path / "check.py"
+    path.write_text(
+        "    i=[k for k,l in enumerate(lines) if l.startswith('\"ID\"') or l.startswith('ID,')][0]\n"
+        '            c=dict(zip(h,r)); k=(c["ID"],c["Kernel Name"])\n'
+    )
     with pytest.raises(TraceFormatError, match="not a Kineto trace"):
         detect(path)

@@ -1,17 +1,31 @@
 """Which reader a file needs: Kineto trace, Nsight Compute CSV or Nsight Systems summary.
 
-Decided by content, not by extension: gzip magic or a leading '{'/'[' is a Chrome trace; an
-``"ID",...,"Kernel Name"`` header is Nsight Compute; a ``Total Time`` column is an nsys summary.
+Decided by content, not by extension: gzip magic or a leading '{'/'[' is a Chrome trace; a line
+that is an ``ID,...,Kernel Name,...`` header (quoted or not: the test the ncu reader uses) is
+Nsight Compute; a ``Total Time`` column is an nsys summary.
 """
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 from rooftop.errors import TraceFormatError
 
 KINETO, NCU, NSYS = "kineto", "ncu", "nsys"
 _SNIFF_BYTES = 65536
+
+
+def is_ncu_header(line: str) -> bool:
+    """Whether ``line`` is an Nsight Compute CSV header: first cell ``ID`` and a ``Kernel Name`` cell, quoted or not."""
+    stripped = line.lstrip("\ufeff").strip()
+    if not stripped.startswith(('"ID"', "ID,")):
+        return False
+    try:
+        cells = next(csv.reader([stripped]))
+    except csv.Error:
+        return False
+    return cells[0] == "ID" and "Kernel Name" in cells
 
 
 def detect(path: str | Path) -> str:
@@ -27,7 +41,8 @@ def detect(path: str | Path) -> str:
     text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
     if text.lstrip()[:1] in ("{", "["):
         return KINETO
-    if '"Kernel Name"' in text and ('"ID"' in text or "\nID," in text or text.startswith("ID,")):
+    lines = text.splitlines()
+    if any(is_ncu_header(line) for line in lines):
         return NCU
     if "Total Time" in text and ("Instances" in text or "Calls" in text):
         return NSYS

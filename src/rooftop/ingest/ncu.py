@@ -25,6 +25,7 @@ from typing import Any
 from rooftop.core.points import Phase, RooflinePoint, Source
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, RoofKind, Roofs
 from rooftop.errors import TraceFormatError
+from rooftop.ingest.detect import is_ncu_header
 from rooftop.ingest.mapping import load
 from rooftop.ingest.ncu_numbers import EN_US, NumberFormat, detect
 from rooftop.torchops.kernel_classes import classify, op_of, short_kernel
@@ -73,17 +74,8 @@ def csv_rows(path: Path, lines: list[str]) -> list[list[str]]:
 
 
 def header_index(lines: list[str]) -> int:
-    """Index of the ncu CSV header line (first cell ``ID`` and a ``Kernel Name`` column), -1 if none."""
-    for i, line in enumerate(lines):
-        stripped = line.lstrip("\ufeff").strip()
-        if stripped.startswith(('"ID"', "ID,")):
-            try:
-                cells = next(csv.reader([stripped]))
-            except csv.Error:
-                continue
-            if cells and cells[0] == ID and KERNEL in cells:
-                return i
-    return -1
+    """Index of the ncu CSV header line (``detect.is_ncu_header``: what detection looks for), -1 if none."""
+    return next((i for i, line in enumerate(lines) if is_ncu_header(line)), -1)
 
 
 def value(text: str, unit: str, units: dict[str, float], numbers: NumberFormat = EN_US) -> float | None:
