@@ -116,3 +116,13 @@ def test_single_untimed_file_says_why(tmp_path: Path) -> None:
     with pytest.raises(TraceFormatError) as err:
         import_path(path)
     assert str(err.value) == f"{path}: nothing to import ({UNTIMED})"
+
+
+def test_folder_gives_a_profiler_s_own_reason(tmp_path: Path) -> None:
+    for name in ("bert_flashattn_nsight.launches_5_7_9.csv", "adaptive_avg_pool2d_nsight.nokernels.csv"):
+        shutil.copy(data_path("ncu-csv-leleucas", name), tmp_path / name)
+    run = import_path(tmp_path)
+    assert run.identity["skipped_files"] == {
+        "adaptive_avg_pool2d_nsight.nokernels.csv": 'Nsight Compute profiled no kernel: "==ERROR== The application '
+        'returned an error code (2). ==WARNING== No kernels were profiled."'
+    }

@@ -152,3 +152,12 @@ def test_api_analyze_default_matches_the_analytic_one() -> None:
     from rooftop.api.analysis import DEFAULT_MEMORY_UTILIZATION as api
 
     assert api == analytic == 0.9
+
+
+def test_profiler_output_without_data_is_one_line_in_its_words() -> None:
+    # before: 'not a Kineto trace ..., Nsight Compute CSV (--csv ...) or nsys kernel summary': the command they ran
+    path = data_path("ncu-csv-swordfish", "8b-b1.ncu.csv")
+    proc = run_cli("import", str(path))
+    assert proc.returncode == 2 and proc.stdout == "" and proc.stderr.count("\n") == 1
+    assert proc.stderr.startswith(f'rooftop: error: {path}: Nsight Compute profiled no kernel: "==ERROR== An error')
+    assert "driver resource was unavailable" in proc.stderr and "Traceback" not in proc.stderr

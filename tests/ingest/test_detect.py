@@ -1,4 +1,4 @@
-"""Format detection by content."""
+"""Format detection by content; a profiler's output without data is refused in its own words."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 from rooftop.errors import TraceFormatError
 from rooftop.ingest.detect import KINETO, NCU, NSYS, detect
 from rooftop.ingest.ncu import launch_points, read_ncu
+from rooftop.ingest.tool_messages import LIMIT
 from tests.conftest import data_path
 
 
@@ -52,3 +53,52 @@ def test_source_code_naming_the_header_is_not_ncu(tmp_path: Path) -> None:
     )
     with pytest.raises(TraceFormatError, match="not a Kineto trace"):
         detect(path)
+
+
+def test_ncu_that_profiled_nothing_says_why_in_its_words() -> None:
+    path = data_path("ncu-csv-leleucas", "adaptive_avg_pool2d_nsight.nokernels.csv")
+    with pytest.raises(TraceFormatError) as err:
+        detect(path)
+    assert str(err.value) == (
+        f'{path}: Nsight Compute profiled no kernel: "==ERROR== The application returned an error code (2). '
+        '==WARNING== No kernels were profiled."'
+    )
+
+
+def test_a_long_ncu_account_is_cut_to_one_bounded_line() -> None:
+    path = data_path("ncu-csv-swordfish", "8b-b1.ncu.csv")  # 5 ==ERROR== + 1 ==WARNING== lines: 510 characters
+    with pytest.raises(TraceFormatError) as err:
+        detect(path)
+    why = str(err.value).removeprefix(f"{path}: Nsight Compute profiled no kernel: ")
+    assert why.startswith('"==ERROR== An error was reported by the driver ==ERROR== Profiling failed because a driver')
+    assert len(why) == LIMIT + 2 and why.endswith('…"') and "\n" not in why  # 240 characters and the quotes
+
+
+def test_quoted_profiler_accounts(tmp_path: Path) -> None:
+    # No licence on these two real files, so their lines are quoted here instead of vendored:
+    # meinie0826/Roofline-Analysis@3fe410d8, decodebench/results/ncu/...b128_ctx8k_p64.ncu.csv (ncu, failed run)
+    ncu = tmp_path / "error_only.ncu.csv"
+    ncu.write_text(
+        "==PROF== Connected to process 252579 (/usr/bin/python3.12)\n==PROF== Disconnected from process 252579\n"
+        "==ERROR== The application returned an error code (1).\n"
+    )
+    with pytest.raises(
+        TraceFormatError, match=r'profiled no kernel: "==ERROR== The application returned an error code \(1\)\."$'
+    ):
+        detect(ncu)
+    # Zyyeric/mini-aegaeon@c6bbeb6d, kern_sum.csv: nsys 2025.1.1 `stats -r cuda_gpu_kern_sum` on a report without kernels
+    nsys = tmp_path / "kern_sum.csv"
+    nsys.write_text(
+        "\nNOTICE: Existing SQLite export found: benchmark/results/nsys_qwen3_local.sqlite\n"
+        "        It is assumed file was previously exported from: benchmark/results/nsys_qwen3_local.nsys-rep\n"
+        "        Consider using --force-export=true if needed.\n\n"
+        "Processing [benchmark/results/nsys_qwen3_local.sqlite] with [/lambda/nfs/serverlessOnSuperchip/nsight-systems/"
+        "2025.1.1/host-linux-armv8/reports/cuda_gpu_kern_sum.py]... \n"
+        "SKIPPED: benchmark/results/nsys_qwen3_local.sqlite does not contain CUDA kernel data.\n\n"
+    )
+    with pytest.raises(TraceFormatError) as err:
+        detect(nsys)
+    assert str(err.value) == (
+        f'{nsys}: nsys stats wrote no summary: "SKIPPED: benchmark/results/nsys_qwen3_local.sqlite does not contain '
+        'CUDA kernel data."'
+    )

@@ -2,7 +2,8 @@
 
 Decided by content, not by extension: gzip magic or a leading '{'/'[' is a Chrome trace; a line
 that is an ``ID,...,Kernel Name,...`` header (quoted or not: the test the ncu reader uses) is
-Nsight Compute; a ``Total Time`` column is an nsys summary.
+Nsight Compute; a ``Total Time`` column is an nsys summary. A profiler's output with none of these
+is refused with the profiler's own reason (``tool_messages``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import csv
 from pathlib import Path
 
 from rooftop.errors import TraceFormatError
+from rooftop.ingest.tool_messages import refusal
 
 KINETO, NCU, NSYS = "kineto", "ncu", "nsys"
 _SNIFF_BYTES = 65536
@@ -46,6 +48,9 @@ def detect(path: str | Path) -> str:
         return NCU
     if "Total Time" in text and ("Instances" in text or "Calls" in text):
         return NSYS
+    why = refusal(lines)
+    if why:
+        raise TraceFormatError(f"{p}: {why}")
     raise TraceFormatError(
         f"{p}: not a Kineto trace (.json/.json.gz), Nsight Compute CSV (--csv --page raw|details) "
         "or nsys kernel summary (nsys stats --report cuda_gpu_kern_sum --format csv)"
