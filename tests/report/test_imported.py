@@ -11,7 +11,14 @@ from rich.console import Console
 from rooftop.api.ingest import import_path
 from rooftop.core.artifact import Run
 from rooftop.hardware.catalog import get_roofs
-from rooftop.report.imported import breakdown_table, points_table, render_import, steps_table, timeline_table
+from rooftop.report.imported import (
+    breakdown_table,
+    point_row,
+    points_table,
+    render_import,
+    steps_table,
+    timeline_table,
+)
 from tests.conftest import data_path
 from tests.ingest.conftest import kernel, launch
 
@@ -108,3 +115,17 @@ def test_roofs_line_names_the_roofs_the_points_use() -> None:
     # catalog's first three (fp64, fp32, tf32), which said nothing about a bf16 run.
     run = import_path(data_path("gpu", "llama-3.2-1b-b16-h200.json.gz"), get_roofs("h200-sxm"))
     assert "roofs: h200-sxm: fp32 67 TFLOP/s, bf16 989 TFLOP/s; hbm 4.8 TB/s" in _render(run)
+
+
+def test_a_point_without_bytes_shows_no_level() -> None:
+    # nsys summary points are timed only (no bytes): the table said "hbm" beside every one of them
+    run = import_path(data_path("nsys-csv-llm-perf-opt", "decode_cuda_gpu_kern_sum.csv"))
+    points, roofs = run.results[0].points, run.roofs
+    total = sum(p.time_s or 0.0 for p in points)  # 179,072,697 ns
+    top = point_row(points[0], roofs, total)
+    assert points[0].level == "hbm" and top["level"] == ""  # the level still counts the point in the share
+    assert top["share"] == "34.4%"  # 61,602,133 / 179,072,697 ns
+    ncu = import_path(data_path("ncu-csv-olajide-gpu-roofline-profiler", "saxpy.csv"))
+    (saxpy,) = ncu.results[0].points  # 177,852,672 DRAM bytes: a level to name
+    assert point_row(saxpy, ncu.roofs, saxpy.time_s or 1.0)["level"] == "hbm"
+    assert "level" not in _text(points_table(run.results[0], roofs)).splitlines()[1]  # the empty column is dropped

@@ -61,7 +61,7 @@ def point_row(p: RooflinePoint, roofs: Roofs, total: float) -> dict[str, Cell]:
         "share": f"{(p.time_s or 0.0) / total:.1%}" if p.level in ("hbm", "pcie") and total == total else "",
         "flops": si(p.flops, "") if p.flops else "",
         "bytes": si(p.bytes, "B") if p.bytes else "",
-        "level": p.level,
+        "level": p.level if p.bytes else "",  # where bytes were counted: a point without bytes has no level to name
         "flop_per_s": si(p.flop_per_s, "FLOP/s") if p.flops else "",
         "bytes_per_s": si(p.bytes_per_s, "B/s") if p.bytes else "",
         "roof": _roof_pct(p, roofs),
