@@ -87,3 +87,13 @@ def test_remote_code_naming_a_known_config_class_is_that_family() -> None:
     other = {**config, "auto_map": {"AutoConfig": "configuration_kimi.KimiConfig"}}
     with pytest.raises(SpecError, match="model_type 'kimi_k2' is defined by remote code"):
         spec_from_config(other, "kimi-k2")
+
+
+def test_deepseek_sparse_attention_layer_types_are_full_layers_with_the_indexer() -> None:
+    # nvidia/GLM-5.2-NVFP4 (ai-dynamo/aiconfigurator model_configs) lists "deepseek_sparse_attention"
+    # for all 78 layers where zai-org's GLM-5.2 lists no layer_types: the same model
+    config = json.loads(data_path("configs", "glm-5-dsa", "config.json").read_text(encoding="utf-8"))
+    plain = spec_from_config(config, "glm-5")
+    typed = spec_from_config({**config, "layer_types": ["deepseek_sparse_attention"] * 78}, "glm-5")
+    assert typed.param_count() == plain.param_count() and typed.indexer == plain.indexer
+    assert typed.attention_layers == 78 and typed.kv_elements_per_token == plain.kv_elements_per_token

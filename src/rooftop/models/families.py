@@ -257,6 +257,8 @@ def layer_kinds(config: dict[str, Any], model_type: str, layers: int) -> tuple[l
 
 TYPE_NAMES = {
     "full_attention": "full",
+    # NVIDIA's GLM-5.2 checkpoints: every layer full attention with DSA's top-k (the indexer bounds it)
+    "deepseek_sparse_attention": "full",
     "sliding_attention": "sliding",
     "chunked_attention": "chunked",
     "linear_attention": "linear",
