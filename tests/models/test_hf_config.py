@@ -97,3 +97,20 @@ def test_deepseek_sparse_attention_layer_types_are_full_layers_with_the_indexer(
     typed = spec_from_config({**config, "layer_types": ["deepseek_sparse_attention"] * 78}, "glm-5")
     assert typed.param_count() == plain.param_count() and typed.indexer == plain.indexer
     assert typed.attention_layers == 78 and typed.kv_elements_per_token == plain.kv_elements_per_token
+
+
+def test_a_config_nesting_its_decoder_names_where() -> None:
+    # Qwen2.5-Omni-7B's config.json (its shape): the language model is thinker_config.text_config
+    # (hidden 3584 x 28 layers), the speech talker talker_config (896 x 24); VILA1.5's is llm_cfg.
+    omni = {
+        "model_type": "qwen2_5_omni",
+        "thinker_config": {"model_type": "qwen2_5_omni_thinker", "text_config": {"hidden_size": 3584, "num_hidden_layers": 28}},
+        "talker_config": {"hidden_size": 896, "num_hidden_layers": 24},
+    }  # fmt: skip
+    with pytest.raises(
+        SpecError, match="missing field 'hidden_size'; a decoder's fields are under 'thinker_config.text_config'"
+    ):
+        spec_from_config(omni, "omni")
+    vila = {"model_type": "llava_llama", "hidden_size": 2560, "llm_cfg": {"hidden_size": 2560, "num_hidden_layers": 32}}
+    with pytest.raises(SpecError, match="under 'llm_cfg': pass that part as a config.json"):
+        spec_from_config(vila, "vila")

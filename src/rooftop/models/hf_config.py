@@ -115,7 +115,31 @@ def spec_from_config(config: Any, name: str, where: str = "config.json") -> Mode
             notes.append("multimodal: the vision tower is counted in the parameters; the text path is analysed")
         return ModelSpec(name=name, source=str(top.get("_source", where)), notes=tuple(notes), **fields)
     except SpecError as exc:
-        raise SpecError(exc.args[0] if str(exc).startswith(where) else f"{where}: {exc}") from exc
+        text = exc.args[0] if str(exc).startswith(where) else f"{where}: {exc}"
+        if "missing field" in text and (inner := _nested_decoder(top)):
+            text += f"; a decoder's fields are under {inner!r}: pass that part as a config.json"
+        raise SpecError(text) from exc
+
+
+def _nested_decoder(config: dict[str, Any]) -> str:
+    """The dotted path of the largest nested decoder (hidden × layers), or '' when there is none.
+
+    Qwen2.5-Omni's language model is thinker_config.text_config (its talker is smaller); VILA's is llm_cfg.
+    """
+    found: list[tuple[float, str]] = []
+    stack: list[tuple[dict[str, Any], str, int]] = [(config, "", 3)]
+    while stack:
+        node, path, depth = stack.pop()
+        for key, value in node.items():
+            if not isinstance(value, dict) or key == "vision_config":
+                continue
+            here = f"{path}.{key}" if path else str(key)
+            width, layers = value.get("hidden_size"), value.get("num_hidden_layers")
+            if isinstance(width, int | float) and isinstance(layers, int | float):
+                found.append((float(width) * float(layers), here[:120]))
+            elif depth > 1:
+                stack.append((value, here, depth - 1))
+    return max(found)[1] if found else ""
 
 
 def _shape_fields(config: dict[str, Any], model_type: str, arch: dict[str, Any], where: str) -> dict[str, Any]:
