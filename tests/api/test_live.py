@@ -61,3 +61,17 @@ def test_cross_check_against_engine_flops(tiny: LiveModel) -> None:
     assert cc.ours_engine_convention_flops == pytest.approx(ours)
     assert cc.ratio == pytest.approx(0.8)
     assert cc.engine_mfu == pytest.approx(1.25 * ours / 2.0 / PEAK_FP32)
+
+
+def test_data_parallel_engines_are_accounted_per_engine(tiny: LiveModel) -> None:
+    # Two data-parallel engines behind one endpoint (vLLM engine="0", "1") each ran the window of
+    # test_account_by_hand: the endpoint's counters and running requests are twice one engine's, and
+    # each engine runs its half on its own GPUs: per-engine MFU/MBU and batch equal one engine's.
+    from dataclasses import replace
+
+    one = {"prompt_tokens": 100, "generation_tokens": 120, "requests_finished": 10}
+    alone = account(win(one, {"requests_running": 3.0}), tiny)
+    pair = account(replace(win({k: 2 * v for k, v in one.items()}, {"requests_running": 6.0}), replicas=2), tiny)
+    assert pair.batch == alone.batch == 3.0
+    assert pair.flops.total == pytest.approx(2 * alone.flops.total)  # the endpoint's work
+    assert pair.mfu.total == pytest.approx(alone.mfu.total) and pair.mbu.decode == pytest.approx(alone.mbu.decode)

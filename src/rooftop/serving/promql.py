@@ -152,18 +152,40 @@ def rule(record: str, expr: str, labels: Mapping[str, str]) -> dict[str, Any]:
     return {"record": record, "expr": expr, "labels": dict(labels)}
 
 
+def replicas(emap: EngineMap, scope: Scope) -> str:
+    """How many data-parallel engines an instance reports: its distinct ``replicas_label`` values.
+
+    '' when the engine has no such label. Counted on the running-requests gauge, which every engine
+    exports; a page without the label (vLLM V0) counts one.
+    """
+    running = next((m for m in emap.metrics if m.key == "requests_running"), None)
+    if not emap.replicas_label or running is None:
+        return ""
+    label = emap.replicas_label
+    sel = " or ".join(_select(scope, n, running) for n in running.names)
+    return f"count by (job, instance) (count by (job, instance, {label}) ({sel}))"
+
+
 def input_rules(emap: EngineMap, scope: Scope) -> list[dict[str, Any]]:
-    """The engine's counters as rates, gauges, and latency means, under rooftop names."""
+    """The engine's counters as rates, gauges, and latency means, under rooftop names.
+
+    A gauge that is a share per engine (KV-cache use) is the data-parallel engines' mean, as in watch.
+    """
     out = []
+    count = replicas(emap, scope)
     for m in emap.metrics:
         if m.kind == "counter":
             out.append(
                 rule(f"rooftop:{m.key}:rate", counter_rate(scope, m, request_models(emap, m, scope)), scope.labels)
             )
         elif m.kind == "gauge":
-            out.append(rule(f"rooftop:{m.key}", gauge(scope, m, request_models(emap, m, scope)), scope.labels))
+            value = gauge(scope, m, request_models(emap, m, scope))
+            out.append(rule(f"rooftop:{m.key}", f"({value}) / ({count})" if count and m.mean_over_replicas else value,
+                            scope.labels))  # fmt: skip
         elif m.key in (*LATENCIES, "prompt_len", "output_len"):
             out.append(rule(f"rooftop:{m.key}:mean", hist_mean(scope, m), scope.labels))
+    if count:  # before the shape and cost rules that divide by it (a group evaluates in order)
+        out.append(rule("rooftop:replicas", count, scope.labels))
     return out
 
 
@@ -185,6 +207,8 @@ def shape_rules(emap: EngineMap, scope: Scope) -> list[dict[str, Any]]:
         return " or ".join([*(f"({a})" for a in alts), f"{p} * 0 + {num(default)}"])
 
     running = own(s, "rooftop:requests_running") if "requests_running" in keys else ""
+    if running and replicas(emap, s):  # data-parallel engines: each decodes its share of the running requests
+        running = f"({running} / {own(s, 'rooftop:replicas')})"
     batch = f"round(clamp_min({running}, 1)) or {p} * 0 + 1" if running else f"{p} * 0 + 1"
     mp, mo = own(s, "rooftop:mean_prompt_tokens"), own(s, "rooftop:mean_output_tokens")
     lab = s.labels
@@ -206,8 +230,12 @@ def _per_token(poly: CostPoly, x: str, y: str, r: float, prefill: bool) -> str:
     return f"{head} / {x} + {num(poly.c1)} + {last}"
 
 
-def cost_rules(costs: ModelCosts, scope: Scope) -> list[dict[str, Any]]:
-    """Per-token costs, achieved FLOP/s and bytes/s per phase, MFU and MBU (phases and total)."""
+def cost_rules(costs: ModelCosts, scope: Scope, replicated: bool = False) -> list[dict[str, Any]]:
+    """Per-token costs, achieved FLOP/s and bytes/s per phase, MFU and MBU (phases and total).
+
+    ``replicated``: the instance reports data-parallel engines (``rooftop:replicas``); MFU and MBU are
+    per engine, each running its share of the tokens on its own GPUs, as watch counts them.
+    """
     s, lab = scope, scope.labels
     length, ctx, batch = (own(s, f"rooftop:{n}") for n in ("prefill_length", "decode_context", "decode_batch"))
     out = []
@@ -225,15 +253,15 @@ def cost_rules(costs: ModelCosts, scope: Scope) -> list[dict[str, Any]]:
         for q, record in names.items():
             out.append(rule(record, f"{tokens} * {own(s, f'rooftop:{phase}_{q}:per_token')}", plab))
     both = 'phase=~"prefill|decode"'
+    per = f" / ignoring (phase) {own(s, 'rooftop:replicas')}" if replicated else ""
     for record, src, roof in (
         ("rooftop:mfu", names["model_flops"], costs.peak_flop_per_s),
         ("rooftop:mbu", names["useful_bytes"], costs.bandwidth_bytes_per_s),
     ):
         for phase in ("prefill", "decode"):
-            out.append(
-                rule(record, f"{own(s, src, f'phase={json.dumps(phase)}')} / {num(roof)}", {**lab, "phase": phase})
-            )
-        total = f"sum without (phase) ({own(s, src, both)}) / {num(roof)}"
+            value = f"{own(s, src, f'phase={json.dumps(phase)}')}{per} / {num(roof)}"
+            out.append(rule(record, value, {**lab, "phase": phase}))
+        total = f"sum without (phase) ({own(s, src, both)}){per} / {num(roof)}"
         out.append(rule(record, total, {**lab, "phase": "total"}))
     return out
 
@@ -247,5 +275,5 @@ def recording_rules(emap: EngineMap, scope: Scope, costs: ModelCosts | None) -> 
     """Every recording rule for one model on one device behind one engine, in evaluation order."""
     out = input_rules(emap, scope)
     if costs is not None and has_tokens(emap):
-        out += shape_rules(emap, scope) + cost_rules(costs, scope)
+        out += shape_rules(emap, scope) + cost_rules(costs, scope, bool(replicas(emap, scope)))
     return out

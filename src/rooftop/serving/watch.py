@@ -41,6 +41,7 @@ class Observation:
     histograms: dict[str, Histogram]
     deprecated: tuple[str, ...] = ()  # 'old → new (deprecated in X)' for each renamed metric still read
     models: tuple[str, ...] = ()  # the models whose request counters were read (per-model engines)
+    replicas: int = 1  # data-parallel engines behind the source (vLLM's engine="N" labels)
 
     def to_json(self) -> dict[str, Any]:
         """The log line."""
@@ -48,6 +49,7 @@ class Observation:
             "t": self.time_s,
             "source": self.source,
             "engine": self.engine,
+            "replicas": self.replicas,
             "renamed": list(self.deprecated),
             "request_models": list(self.models),
             "scalars": self.scalars,
@@ -63,7 +65,9 @@ class Observation:
         rec = msgspec.convert(d, _Logged)
         hist = {k: Histogram.of(((float(e), c) for e, c in v.buckets), v.sum, v.count) for k, v in rec.hist.items()}
         scalars = {k: v for k, v in rec.scalars.items() if v is not None}  # NaN was logged as null
-        return cls(rec.source, rec.t, rec.engine, scalars, hist, tuple(rec.renamed), tuple(rec.request_models))
+        return cls(
+            rec.source, rec.t, rec.engine, scalars, hist, tuple(rec.renamed), tuple(rec.request_models), rec.replicas
+        )
 
 
 class _LoggedHist(msgspec.Struct):
@@ -82,6 +86,7 @@ class _Logged(msgspec.Struct):
     hist: dict[str, _LoggedHist] = {}
     renamed: list[str] = []
     request_models: list[str] = []
+    replicas: int = 1  # absent in logs written before data-parallel engines were told apart
 
 
 def _edge(edge: float) -> float | str:
@@ -107,6 +112,7 @@ def observe(snap: Snapshot, source: str, engine: str | None = None, model_label:
         histograms,
         tuple(emap.deprecated_in_use(snap)),
         emap.request_models(snap, model_label),
+        emap.replicas(snap),
     )
 
 
@@ -122,6 +128,7 @@ class Window:
     gauges: dict[str, float]
     histograms: dict[str, Histogram]  # observations made inside the window
     reset: bool
+    replicas: int = 1  # data-parallel engines sharing the window's counters: MFU/MBU are per engine
 
     @property
     def interval_s(self) -> float:
@@ -147,7 +154,7 @@ def window(before: Observation, after: Observation) -> Window:
         else:
             gauges[key] = value
     hists = {k: h.minus(before.histograms[k]) if k in before.histograms else h for k, h in after.histograms.items()}
-    return Window(after.source, after.engine, before.time_s, after.time_s, deltas, gauges, hists, reset)
+    return Window(after.source, after.engine, before.time_s, after.time_s, deltas, gauges, hists, reset, after.replicas)
 
 
 class JsonlLog:

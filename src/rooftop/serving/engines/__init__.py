@@ -32,6 +32,7 @@ class MetricSpec:
     names: tuple[str, ...]
     match: dict[str, str] = field(default_factory=dict)
     scale: float = 1.0
+    mean_over_replicas: bool = False  # a share per engine (KV-cache use): the engines' mean, not their sum
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,15 @@ class EngineMap:
     metrics: tuple[MetricSpec, ...]
     renames: dict[str, dict[str, str]]
     requests: dict[str, Any] = field(default_factory=dict)
+    replicas_label: str = ""  # the label telling data-parallel engines apart (vLLM: engine)
+
+    def replicas(self, snap: Snapshot) -> int:
+        """How many data-parallel engines the page reports (distinct ``replicas_label`` values; at least 1)."""
+        if not self.replicas_label:
+            return 1
+        label = self.replicas_label
+        found = {s.label(label) for s in snap.samples if s.name.startswith(self.prefixes) and s.label(label)}
+        return max(1, len(found))
 
     def scalars(self, snap: Snapshot, model_label: str | None = None) -> dict[str, float]:
         """Canonical counter and gauge values present in ``snap`` (summed over label sets).
@@ -59,7 +69,7 @@ class EngineMap:
             for name in _candidates(m):
                 value = self._total(snap, name, m, models)
                 if value is not None:
-                    out[m.key] = value * m.scale
+                    out[m.key] = value * m.scale / (self.replicas(snap) if m.mean_over_replicas else 1)
                     break
         return out
 
@@ -130,7 +140,10 @@ def _candidates(m: MetricSpec) -> list[str]:
 
 
 def _spec(key: str, raw: dict[str, Any]) -> MetricSpec:
-    return MetricSpec(key, raw["kind"], tuple(raw["names"]), dict(raw.get("match", {})), float(raw.get("scale", 1.0)))
+    mean = raw.get("replicas", "sum") == "mean"
+    return MetricSpec(
+        key, raw["kind"], tuple(raw["names"]), dict(raw.get("match", {})), float(raw.get("scale", 1.0)), mean
+    )
 
 
 def _map(raw: dict[str, Any]) -> EngineMap:
@@ -142,6 +155,7 @@ def _map(raw: dict[str, Any]) -> EngineMap:
         metrics=tuple(_spec(k, v) for k, v in raw["metrics"].items()),
         renames={k: dict(v) for k, v in raw.get("renames", {}).items()},
         requests=dict(raw.get("requests", {})),
+        replicas_label=str(raw.get("replicas_label", "")),
     )
 
 

@@ -1,0 +1,81 @@
+"""`rooftop rules` in a real Prometheus: data-parallel vLLM engines behind one endpoint are counted per engine.
+
+vLLM V1 labels each data-parallel engine's series engine="N". Two stubs on 127.0.0.1: one engine
+(100 prompt and 60 generated tokens/s, 5 requests/s, 4 running, KV use 0.2), and an endpoint of two
+such engines (KV use 0.2 and 0.4). Each engine of the pair runs one engine's load on its own GPUs,
+so the recorded MFU/MBU per engine must equal the single engine's, the decode batch be 4 both
+times, and the KV use the engines' mean, 0.3 — as watch counts them (tests/api/test_live.py).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli
+from tests.serving.prom_proc import Prometheus, needs_prometheus, serve_metrics
+
+pytestmark = [pytest.mark.slow, needs_prometheus]
+
+RATES = {"vllm:prompt_tokens_total": 100.0, "vllm:generation_tokens_total": 60.0, "vllm:request_success_total": 5.0}
+
+
+def exposition(kv: list[float], elapsed_s: float) -> str:
+    t = 1000.0 + elapsed_s  # counters started long ago
+    lines = []
+    for name, rate in RATES.items():
+        lines.append(f"# TYPE {name.removesuffix('_total')} counter")
+        lines += [f'{name}{{engine="{e}",model_name="llama"}} {rate * t}' for e in range(len(kv))]
+    lines.append("# TYPE vllm:num_requests_running gauge")
+    lines += [f'vllm:num_requests_running{{engine="{e}",model_name="llama"}} 4' for e in range(len(kv))]
+    lines.append("# TYPE vllm:kv_cache_usage_perc gauge")
+    lines += [f'vllm:kv_cache_usage_perc{{engine="{e}",model_name="llama"}} {u}' for e, u in enumerate(kv)]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture
+def stubs() -> Iterator[dict[str, str]]:
+    servers = {
+        "one": serve_metrics(lambda s: exposition([0.2], s)),
+        "two": serve_metrics(lambda s: exposition([0.2, 0.4], s)),
+    }
+    yield {job: f"127.0.0.1:{srv.server_address[1]}" for job, srv in servers.items()}
+    for srv in servers.values():
+        srv.shutdown()
+        srv.server_close()
+
+
+def _steady(prom: Prometheus, query: str) -> dict[str, float]:
+    deadline = time.monotonic() + 60
+    values: dict[str, float] = {}
+    while time.monotonic() < deadline:  # until a whole 4 s window of scrapes lies behind an evaluation
+        time.sleep(1)
+        rate = {s["metric"]["job"]: float(s["value"][1]) for s in prom.query("rooftop:prompt_tokens:rate")}
+        if len(rate) == 2 and max(rate.values()) < 1000:  # the first windows divide a whole counter
+            time.sleep(2)
+            values = {s["metric"]["job"]: float(s["value"][1]) for s in prom.query(query)}
+            if len(values) == 2:
+                return values
+    raise AssertionError(f"no steady {query} within 60 s: {values}")
+
+
+def test_two_engines_count_per_engine(tmp_path: Path, stubs: dict[str, str]) -> None:
+    rules = tmp_path / "rooftop.yml"
+    proc = run_cli("rules", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--window", "4s", "-o", str(rules))
+    assert proc.returncode == 0, proc.stderr
+    prom = Prometheus(tmp_path, stubs, [rules])
+    try:
+        mfu = _steady(prom, 'rooftop:mfu{phase="total"}')
+        assert mfu["one"] > 0 and mfu["two"] == pytest.approx(mfu["one"], rel=0.02)
+        mbu = _steady(prom, 'rooftop:mbu{phase="decode"}')
+        assert mbu["two"] == pytest.approx(mbu["one"], rel=0.02)
+        assert _steady(prom, "rooftop:replicas") == {"one": 1.0, "two": 2.0}
+        assert _steady(prom, "rooftop:decode_batch") == {"one": 4.0, "two": 4.0}  # 8 running over 2 engines
+        assert _steady(prom, "rooftop:kv_usage") == {"one": pytest.approx(0.2), "two": pytest.approx(0.3)}
+        rate = _steady(prom, "rooftop:prompt_tokens:rate")  # the endpoint's own rate stays the sum
+        assert rate == {"one": pytest.approx(100.0, rel=0.02), "two": pytest.approx(200.0, rel=0.02)}
+    finally:
+        prom.stop()
