@@ -215,10 +215,6 @@ def describe(entry: Entry) -> dict[str, Any]:
     return {"id": entry.id, "fields": dict(entry.fields), "origin": dict(entry.origin)}
 
 
-def _tokens(text: str) -> set[str]:
-    return set(words(text))
-
-
 def devices_named(device_name: str, extra: str | Path | None = None) -> list[str]:
     """Catalog ids a GPU's reported name points to ('NVIDIA A100-SXM4-80GB' -> ['a100-80gb-sxm']).
 
@@ -232,7 +228,7 @@ def devices_named(device_name: str, extra: str | Path | None = None) -> list[str
         return []
     scored = []
     for entry in load_catalog(extra).values():
-        own = _tokens(entry.fields.get("name", "")) | _tokens(entry.id)
+        own = set(words(entry.fields.get("name", ""))) | set(words(entry.id))
         if model in own:
             scored.append((len(named & own), entry.id))
     best = max((score for score, _ in scored), default=0)

@@ -73,8 +73,8 @@ def op_costs(trace: Trace) -> tuple[F64, F64, I64, list[str], I64]:
     flops, bytes_, dtype_idx, convention = np.zeros(n), np.zeros(n), np.full(n, -1, np.int64), np.zeros(n, np.int64)
     dtypes: list[str] = []
     covered = covered_ops()
-    formula = np.flatnonzero(np.isin(trace.cpu.name_id, [i for i, name in enumerate(trace.names) if name in covered]))
-    calls, rows, inverse = _calls(trace, formula)
+    has_formula = np.array([name in covered for name in trace.names] or [False])  # per distinct name
+    calls, rows, inverse = _calls(trace, np.flatnonzero(has_formula[trace.cpu.name_id]))
     k = len(calls)
     uf, ub, ud, uc = np.zeros(k), np.zeros(k), np.full(k, -1, np.int64), np.zeros(k, np.int64)
     for i, (op, args) in enumerate(calls):
@@ -162,12 +162,12 @@ def allocate(trace: Trace, joined: Joined) -> tuple[F64, F64, I64, list[str], I6
     op = costing_op(trace, joined, op_flops)
     cand = np.flatnonzero((op >= 0) & (g.kind == KERNEL))
     if cand.size:
-        memory = cand[(op_flops[op[cand]] <= 0) & ~name_mask(trace, is_communication)[cand]]
-        launchers = np.flatnonzero(np.bincount(op[memory], minlength=trace.cpu.ts_us.size))  # not np.unique:
+        memory = (op_flops[op[cand]] <= 0) & ~name_mask(trace, is_communication)[cand]
+        launchers = np.flatnonzero(np.bincount(op[cand[memory]], minlength=trace.cpu.ts_us.size))  # not np.unique:
         # without return_* it asks np.ma.is_masked, and importing numpy.ma costs 12 ms
         run_type = _run_type(dtypes, op_dtype[op_flops > 0])
         op_bytes[launchers], op_dtype[launchers] = memory_costs(trace, launchers, run_type, dtypes)
-        cand = cand[(op_flops[op[cand]] > 0) | np.isin(cand, memory) & (op_bytes[op[cand]] > 0)]
+        cand = cand[(op_flops[op[cand]] > 0) | (memory & (op_bytes[op[cand]] > 0))]
     if cand.size == 0:
         return flops, bytes_, dtype_idx, dtypes, convention
     ops = op[cand]

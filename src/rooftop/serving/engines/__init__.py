@@ -49,11 +49,15 @@ class EngineMap:
     replicas_label: str = ""  # the label telling data-parallel engines apart (vLLM: engine)
 
     def replicas(self, snap: Snapshot) -> int:
-        """How many data-parallel engines the page reports (distinct ``replicas_label`` values; at least 1)."""
-        if not self.replicas_label:
+        """How many data-parallel engines the page reports: distinct ``replicas_label`` values (at least 1).
+
+        Counted on the running-requests gauge, which every engine exports, as the PromQL rule counts them.
+        """
+        running = next((m for m in self.metrics if m.key == "requests_running"), None)
+        if not self.replicas_label or running is None:
             return 1
         label = self.replicas_label
-        found = {s.label(label) for s in snap.samples if s.name.startswith(self.prefixes) and s.label(label)}
+        found = {s.label(label) for name in running.names for s in snap.by_name.get(name, ()) if s.label(label)}
         return max(1, len(found))
 
     def scalars(self, snap: Snapshot, model_label: str | None = None) -> dict[str, float]:
@@ -62,6 +66,7 @@ class EngineMap:
         Per-model request counters (``[requests]``) are summed over the client-facing models only.
         """
         models = self.request_models(snap, model_label)
+        replicas = self.replicas(snap) if any(m.mean_over_replicas for m in self.metrics) else 1
         out: dict[str, float] = {}
         for m in self.metrics:
             if m.kind == "histogram":
@@ -69,7 +74,7 @@ class EngineMap:
             for name in _candidates(m):
                 value = self._total(snap, name, m, models)
                 if value is not None:
-                    out[m.key] = value * m.scale / (self.replicas(snap) if m.mean_over_replicas else 1)
+                    out[m.key] = value * m.scale / (replicas if m.mean_over_replicas else 1)
                     break
         return out
 
