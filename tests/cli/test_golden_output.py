@@ -41,6 +41,8 @@ def cut_cells(text: str, width: int | None = None) -> list[str]:
             problems.append(f"line {i + 1}: a decimal number split at its point: {line!r}")
         if re.search(r"(?<![\w#])\d+(?:\.\d+)?e[+-]\d+", line):
             problems.append(f"line {i + 1}: a number in exponent notation: {line!r}")
+        if line != line.rstrip():
+            problems.append(f"line {i + 1}: ends in blanks (a table padded to its width): {line!r}")
         if width is not None and len(line) > width:
             problems.append(f"line {i + 1}: {len(line)} columns > {width}: {line!r}")
         nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""

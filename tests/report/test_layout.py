@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
-from rich.console import Console
+import io
 
-from rooftop.report.layout import Column, choose_layout, fit_table, natural_width, shorten_name, wrap
+from rich.console import Console
+from rich.table import Table
+
+from rooftop.report.layout import (
+    Column,
+    TrimmedLines,
+    choose_layout,
+    fit_table,
+    natural_width,
+    shorten_name,
+    wrap,
+)
 
 WIDE = [Column("name", justify="left", shorten=True), Column("a"), Column("b"), Column("c")]
 NARROW = [Column("name", justify="left", shorten=True), Column("a")]
@@ -53,3 +64,28 @@ def test_narrower_than_any_layout_gives_one_record_per_row():
         "attn_norm: a 786 kB · b 235 ns",
         "  · c memory:activations",
     ]
+
+
+def test_a_pipe_gets_no_padding_blanks():
+    # rich pads each table line to the table's width; into a file the blanks before every newline go,
+    # spaces ending a write wait for the next one (kept when text follows them, dropped before "\n")
+    out = io.StringIO()
+    trimmed = TrimmedLines(out)
+    trimmed.write("op     time   \nembed  10 µs  ")
+    assert out.getvalue() == "op     time\nembed  10 µs"
+    trimmed.write("\nq  ")
+    trimmed.write("x\n")
+    trimmed.flush()
+    assert out.getvalue() == "op     time\nembed  10 µs\nq  x\n"
+    console = Console(width=40, file=TrimmedLines(out := io.StringIO()))
+    table = Table("name", "value", box=None)
+    table.add_row("a", "1")
+    table.add_row("a much longer name", "22")
+    console.print(table)
+    lines = out.getvalue().splitlines()
+    assert lines == [
+        " name                value",
+        " a                   1",
+        " a much longer name  22",
+    ]  # left-justified
+    assert all(line == line.rstrip() for line in lines)

@@ -9,12 +9,14 @@ layout is too wide. Piped output is laid out for a file: see ``output_width``.
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import sys
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TextIO, cast
 
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
@@ -61,8 +63,39 @@ def output_width() -> int | None:
     return FILE_WIDTH
 
 
+class TrimmedLines(io.TextIOBase):
+    """A pipe or a file without the blanks rich pads every table line with to the table's width.
+
+    Spaces before a newline are dropped; spaces at the end of a write are held until the next
+    write shows whether a newline follows them (written as they are on ``flush``).
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.held = ""
+
+    def write(self, text: str) -> int:
+        body = _TRAILING.sub("\n", self.held + text)
+        kept = body.rstrip(" ")
+        self.held = body[len(kept) :]
+        self.stream.write(kept)
+        return len(text)
+
+    def flush(self) -> None:
+        if self.held:
+            self.stream.write(self.held)
+            self.held = ""
+        self.stream.flush()
+
+
+_TRAILING = re.compile(r" +\n")
+
+
 def make_console(stderr: bool = False) -> Console:
-    """A console sized by ``output_width`` (a pipe is not squeezed to 80 columns)."""
+    """A console sized by ``output_width`` (a pipe is not squeezed to 80 columns, nor padded with blanks)."""
+    stream = sys.stderr if stderr else sys.stdout
+    if stream is not None and hasattr(stream, "isatty") and not stream.isatty():
+        return Console(width=output_width(), file=cast(TextIO, TrimmedLines(stream)))
     return Console(width=output_width(), stderr=stderr)
 
 
