@@ -15,7 +15,7 @@ CPU time (user + sys of the child, from the kernel's rusage: what a loaded machi
 least, and the number the target is judged on) and for wall time. rooftop's
 sources are byte-compiled first, as a wheel install does. Target (issue 14): ≥ 5x faster.
 
-    .venv/bin/python benchmarks/bench_cold_start.py
+    .venv/bin/python benchmarks/bench_cold_start.py            # four traces, 25 kB to 750 kB, and a summary
     .venv/bin/python benchmarks/bench_cold_start.py --trace tests/data/hta-traces/alexnet_a100.json.gz --runs 20
 
 The third row, ``floor``, is a Python that only imports numpy, click and msgspec (what rooftop is
@@ -38,7 +38,13 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_TRACE = REPO / "tests" / "data" / "hta-traces" / "sampled_rank-0.json.gz"
+DATA = REPO / "tests" / "data"
+DEFAULT_TRACES = [  # HTA reads each; 25 kB to 750 kB
+    DATA / "hta-traces" / "alexnet_a100.json.gz",
+    DATA / "hta-traces" / "sampled_rank-0.json.gz",
+    DATA / "kineto-generations" / "torch19_resnet50_2steps.json.gz",
+    DATA / "hta-traces" / "nccl_data.json.gz",
+]
 HTA_PY = Path(os.environ.get("HTA_VENV", "/tmp/htavenv")) / "bin" / "python"
 # What no `rooftop import` can start faster than: the interpreter and the libraries it is built on,
 # imported as its CLI imports them (OpenBLAS held to one thread, as cli/main.py does for `import`).
@@ -67,49 +73,69 @@ def describe(name: str, xs: list[float]) -> str:
     return f"{name:8} {statistics.mean(xs) * 1e3:8.0f} ms ± {sd * 1e3:5.0f}   min {min(xs) * 1e3:6.0f} ms"
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--trace", type=Path, default=DEFAULT_TRACE)
-    ap.add_argument("--runs", type=int, default=10)
-    ap.add_argument("--warmup", type=int, default=2)
-    args = ap.parse_args()
-    size = args.trace.stat().st_size
-    if size >= 1 << 20:
-        print(f"note: {args.trace.name} is {size / 2**20:.1f} MiB (the target is about traces under 1 MB)")
-    if not HTA_PY.exists():
-        raise SystemExit(f"HTA venv missing at {HTA_PY}: bash benchmarks/setup_hta.sh")
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "src")], check=False)
+def measure(trace: Path, runs: int, warmup: int) -> dict[str, list[tuple[float, float]]]:
+    """(wall, CPU) of each interleaved run of rooftop, HTA and the floor on one trace."""
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryDirectory(prefix="rooftop-cold-") as tmp:
         folder = Path(tmp)
-        shutil.copy(args.trace, folder / args.trace.name)  # HTA reads folders of per-rank traces
+        shutil.copy(trace, folder / trace.name)  # HTA reads folders of per-rank traces
         script = Path(sys.executable).with_name("rooftop")  # what users type; `-m` adds runpy's imports
         command = [str(script)] if script.exists() else [sys.executable, "-m", "rooftop"]
-        ours_argv = [*command, "import", str(folder / args.trace.name), "--json"]
-        hta_argv = [str(HTA_PY), "-c", HTA_CODE, str(folder)]
-        floor_argv = [sys.executable, "-c", FLOOR_CODE]
-        floor_env = {**env, "OPENBLAS_NUM_THREADS": "1"}
-        for _ in range(args.warmup):
-            once(ours_argv, env)
-            once(hta_argv, dict(os.environ))
-        ours, hta, floor = [], [], []
-        for _ in range(args.runs):
-            ours.append(once(ours_argv, env))
-            hta.append(once(hta_argv, dict(os.environ)))
-            floor.append(once(floor_argv, floor_env))
+        argvs = {
+            "rooftop": ([*command, "import", str(folder / trace.name), "--json"], env),
+            "HTA": ([str(HTA_PY), "-c", HTA_CODE, str(folder)], dict(os.environ)),
+            "floor": ([sys.executable, "-c", FLOOR_CODE], {**env, "OPENBLAS_NUM_THREADS": "1"}),
+        }
+        for _ in range(warmup):
+            for argv, tool_env in argvs.values():
+                once(argv, tool_env)
+        times: dict[str, list[tuple[float, float]]] = {tool: [] for tool in argvs}
+        for _ in range(runs):
+            for tool, (argv, tool_env) in argvs.items():
+                times[tool].append(once(argv, tool_env))
+    return times
+
+
+def report(trace: Path, runs: int, times: dict[str, list[tuple[float, float]]]) -> tuple[float, float]:
+    """Print one trace's numbers; its (CPU, wall) ratios of HTA's mean to rooftop's."""
     la = os.getloadavg()
-    print(f"{args.trace.name} ({size / 1e3:.0f} kB), {args.runs} runs each, interleaved; "
+    print(f"{trace.name} ({trace.stat().st_size / 1e3:.0f} kB), {runs} runs each, interleaved; "
           f"{os.cpu_count()} CPUs, load average {la[0]:.2f} {la[1]:.2f} {la[2]:.2f}")  # fmt: skip
+    ratios = []
     for i, what in ((1, "CPU (user + sys)"), (0, "wall")):
         print(f"{what}:")
-        mine, theirs, least = [x[i] for x in ours], [x[i] for x in hta], [x[i] for x in floor]
+        mine, theirs, least = ([x[i] for x in times[tool]] for tool in ("rooftop", "HTA", "floor"))
         print(describe("rooftop", mine))
         print(describe("HTA", theirs))
         print(describe("floor", least))
-        print(f"rooftop is {statistics.mean(theirs) / statistics.mean(mine):.1f}x faster (means), "
+        ratios.append(statistics.mean(theirs) / statistics.mean(mine))
+        print(f"rooftop is {ratios[-1]:.1f}x faster (means), "
               f"{min(theirs) / min(mine):.1f}x (minima); target >= 5x; the floor alone: "
               f"{statistics.mean(theirs) / statistics.mean(least):.1f}x (means)")  # fmt: skip
+    return ratios[0], ratios[1]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--trace", type=Path, action="append", help="a trace (repeat for several; default: four)")
+    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--warmup", type=int, default=2)
+    args = ap.parse_args()
+    traces = args.trace or DEFAULT_TRACES
+    for trace in traces:
+        if trace.stat().st_size >= 1 << 20:
+            print(f"note: {trace.name} is {trace.stat().st_size / 2**20:.1f} MiB (the target is about < 1 MB)")
+    if not HTA_PY.exists():
+        raise SystemExit(f"HTA venv missing at {HTA_PY}: bash benchmarks/setup_hta.sh")
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "src")], check=False)
+    summary = []
+    for trace in traces:
+        summary.append((trace, report(trace, args.runs, measure(trace, args.runs, args.warmup))))
+        print()
+    print(f"{'trace':34} {'size':>7}  {'CPU ratio':>9}  {'wall ratio':>10}   (HTA / rooftop, means; target >= 5x)")
+    for trace, (cpu, wall) in summary:
+        print(f"{trace.name:34} {trace.stat().st_size / 1e3:5.0f} kB  {cpu:8.1f}x  {wall:9.1f}x")
 
 
 if __name__ == "__main__":
