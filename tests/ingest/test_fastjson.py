@@ -110,7 +110,27 @@ def test_cuts_inside_strings_and_nested_values(tmp_path: Path, chunked: None, in
         fast = read_trace(path)
     slow = read_trace(path, fast=False)
     assert_same_trace(fast, slow)
-    assert fast.metadata == header and len(fast.steps) == 5 and fast.comm_args  # header, steps, NCCL args kept
+    after = {"traceName": "a [b] c", "tail": [[1], {"x": "]"}]}  # keys after the events, brackets inside
+    assert fast.metadata == {**header, **after} and len(fast.steps) == 5 and fast.comm_args  # steps, NCCL args kept
+
+
+@pytest.mark.parametrize("gz", [False, True])
+@pytest.mark.parametrize("fast", [True, False])
+def test_keys_after_the_events_are_read(tmp_path: Path, gz: bool, fast: bool) -> None:
+    """A trace re-saved with traceEvents first (TraceLens' H100 traces put deviceProperties after it) keeps its GPU and rank.
+
+    The header's own key wins over a later one of the same name.
+    """
+    props = [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "maxThreadsDim": [1024, 1024, 64]}]
+    text = json.dumps({"metadata": {"note": "x"}, "traceEvents": TRICKY * 3, "schemaVersion": 1,
+                       "deviceProperties": props, "distributedInfo": {"rank": 3, "world_size": 8},
+                       "metadata ": 2, "traceName": "/tmp/file.json"})  # fmt: skip
+    path = tmp_path / "t.json"
+    path.write_bytes(gzip.compress(text.encode()) if gz else text.encode())
+    trace = read_trace(path, fast=fast)
+    assert (trace.device_name, trace.rank) == ("NVIDIA H100 80GB HBM3", 3)
+    assert trace.metadata["metadata"] == {"note": "x"} and trace.metadata["traceName"] == "/tmp/file.json"
+    assert fastjson.keys_after_events(b'1]}, {"a": [2]}], "k": [3], "n": "]"}') == {"k": [3], "n": "]"}
 
 
 def test_bare_array_trace(tmp_path: Path, chunked: None) -> None:

@@ -195,8 +195,8 @@ class Reader:
             if p < 0:
                 break
             end = p
-            tail = buf[p + 1 :]
-            if not _tail_ok(tail, self.is_object):
+            after = _tail_keys(buf[p + 1 :], self.is_object)
+            if after is None:
                 continue
             if self.cut_once and not buf[:p].strip(_WS):
                 raise NotFast("a comma before the closing bracket")
@@ -206,6 +206,7 @@ class Reader:
                 raise NotFast(str(exc)) from exc
             except msgspec.DecodeError:
                 continue
+            self.meta = merge_keys(self.meta, after)
             return events
         raise NotFast("truncated or malformed end of trace")
 
@@ -259,16 +260,49 @@ def _cut(buf: bytes) -> tuple[int, int] | None:
     return None
 
 
-def _tail_ok(tail: bytes, is_object: bool) -> bool:
-    """Whether the text after the events array closes the document (and holds no second traceEvents)."""
-    import msgspec
-
+def _tail_keys(tail: bytes, is_object: bool) -> dict[str, Any] | None:
+    """The top-level keys after the events array (``tail`` follows its ``]``); None when ``tail`` does not close it."""
     if not is_object:
-        return not tail.strip(_WS)
+        return None if tail.strip(_WS) else {}
     if b'"traceEvents"' in tail:
         raise NotFast("a second traceEvents key")
+    return decode_keys(tail)
+
+
+def decode_keys(tail: bytes) -> dict[str, Any] | None:
+    """The keys of ``tail``, the rest of a JSON object after one of its values; None when it is not that."""
+    import msgspec
+
     try:
-        msgspec.json.decode(b'{"":0' + tail)
+        keys = msgspec.json.decode(b'{"":0' + tail)
     except msgspec.DecodeError:
-        return False
-    return True
+        return None
+    if not isinstance(keys, dict):
+        return None
+    keys.pop("", None)
+    return keys
+
+
+def keys_after_events(text: bytes) -> dict[str, Any]:
+    """The top-level keys after the events array, from the last bytes of an object document.
+
+    The events end at the leftmost of the last ``_MAX_TAIL_TRIES`` ``]`` after which the text closes
+    the object: a later one closes a list among those keys (``deviceProperties``), an earlier one lies
+    inside the events, where the text after it cannot close the object.
+    """
+    keys: dict[str, Any] = {}
+    end = len(text)
+    for _ in range(_MAX_TAIL_TRIES):
+        p = text.rfind(b"]", 0, end)
+        if p < 0:
+            break
+        end = p
+        after = decode_keys(text[p + 1 :])
+        if after is not None and b'"traceEvents"' not in text[p + 1 :]:
+            keys = after
+    return keys
+
+
+def merge_keys(header: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """Header keys, then the keys written after the events (Kineto's traceName; deviceProperties in re-saved traces)."""
+    return {**header, **{key: value for key, value in after.items() if key not in header}}

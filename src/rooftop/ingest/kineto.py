@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import gzip
 import zlib
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, cast
@@ -45,6 +45,7 @@ def magic_gzip(path: Path) -> bool:
 MAX_GZIP_RATIO = 64  # real traces compress 7-20x; a gzip that inflates further is a bomb
 MAX_GZIP_EXTRA = 64 << 20  # ... unless its text is small anyway
 MAX_RUN_BYTES = fastjson.MAX_PENDING_BYTES  # text without a '"': every event has quoted keys
+TAIL_BYTES = 64 << 10  # text kept from a file's end: the top-level keys written after traceEvents
 
 
 class _Bounded:
@@ -58,6 +59,8 @@ class _Bounded:
         self.path = path
         self.limit = MAX_GZIP_EXTRA + MAX_GZIP_RATIO * path.stat().st_size if gzipped else -1
         self.total = self.run = 0
+        self.last: deque[bytes] = deque()  # the latest reads, at least TAIL_BYTES of text once there is as much
+        self.last_size = 0
         self.f: IO[bytes] = cast(IO[bytes], gzip.open(path, "rb")) if gzipped else path.open("rb")
 
     def read(self, n: int = -1) -> bytes:
@@ -75,7 +78,16 @@ class _Bounded:
                 f"{self.path}: {MAX_RUN_BYTES >> 20} MiB of text without a quote "
                 "(a string or value larger than any profiler writes)"
             )
+        if data:
+            self.last.append(data)
+            self.last_size += len(data)
+            while self.last_size - len(self.last[0]) >= TAIL_BYTES:
+                self.last_size -= len(self.last.popleft())
         return data
+
+    def tail(self) -> bytes:
+        """The last TAIL_BYTES or more of the text read so far."""
+        return b"".join(self.last)
 
     def __enter__(self) -> _Bounded:
         return self
@@ -143,7 +155,10 @@ def _header(open_fn: Callable[[], IO[bytes]]) -> dict[str, Any]:
 
 
 def iter_events(path: str | Path) -> tuple[dict[str, Any], Iterator[Any]]:
-    """(header metadata, event iterator) of a Chrome trace; top-level object or bare array."""
+    """(header metadata, event iterator) of a Chrome trace; top-level object or bare array.
+
+    Once the events are exhausted, the metadata also holds the keys written after them.
+    """
     import ijson
 
     p = Path(path)
@@ -159,8 +174,11 @@ def iter_events(path: str | Path) -> tuple[dict[str, Any], Iterator[Any]]:
         raise TraceFormatError(f"{p}: unreadable trace: {_one_line(exc)}") from exc
 
     def events() -> Iterator[Any]:
-        with open_fn() as f:
+        with _Bounded(p, magic_gzip(p)) as f:
             yield from ijson.items(f, "traceEvents.item" if first == b"{" else "item", use_float=True)
+            if first == b"{":  # the whole document is read: keys after the events are in its tail
+                after = fastjson.keys_after_events(f.tail())
+                meta.update(fastjson.merge_keys(meta, after))
 
     return meta, events()
 
