@@ -136,3 +136,18 @@ def test_quantile_is_numpys_bit_for_bit(values: list[float], q: float) -> None:
 
     x = np.array(values)
     assert quantile(x, q) == float(np.median(x) if q == 0.5 else np.percentile(x, q * 100))
+
+
+def test_a_gap_under_a_blocking_rocm_copy_is_a_sync_gap(tmp_path: Path) -> None:
+    # TraceLens' SGLang decode trace on an MI300X: kernels stop for 463 ms while hipMemcpyWithStream
+    # (PyTorch's ROCm build copies to the host with it, blocking) runs on the host; the gap read as
+    # host work. Kernels [0,10) and [110,120) µs, the copy call 10-100 (90 µs "sync") under a CPU op
+    # 5-105; 100-105 is still "host" (5 µs), 105-110 "other" (5 µs).
+    events = [
+        kernel(0, 10, 1), kernel(110, 10, 2), cpu_op(5, 100, "aten::_local_scalar_dense"),
+        launch(10, 90, 3, name="hipMemcpyWithStream"),
+    ]  # fmt: skip
+    trace = read_trace(write_trace(tmp_path / "t.json", events))
+    tl = analyse(trace, join(trace))
+    got = {k: round(tl[k] / US, 6) for k in ("gap_copy_s", "gap_host_s", "gap_sync_s", "gap_other_s")}
+    assert got == {"gap_copy_s": 0, "gap_host_s": 5, "gap_sync_s": 90, "gap_other_s": 5}

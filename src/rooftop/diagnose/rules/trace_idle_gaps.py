@@ -27,10 +27,11 @@ def trace_idle_gaps(ev: Evidence) -> list[Finding]:
               "while memcpy/memset run (the kernels wait for data)": copy_share}  # fmt: skip
     cause = next((text for text, share in causes.items() if share >= 0.5), "")
     graphed = tl.kernels > 0 and tl.graph_kernels >= tl.kernels / 2
-    remedies = REMEDIES["host"]
-    if graphed:  # already captured: the idle is host work between replays; do not advise capturing again
+    remedies, captured = REMEDIES["host"], ""
+    if graphed:  # already captured: the idle is around the replays; do not advise capturing again
         remedies = tuple(r for r in remedies if "CUDA graph" not in r.action)
-        cause = f"between {tl.graph_launches} CUDA-graph replays (the step is already captured)"
+        replays = f"{tl.graph_launches} CUDA-graph replay" + ("s hold" if tl.graph_launches != 1 else " holds")
+        captured = f" ({replays} {tl.graph_kernels / tl.kernels:.0%} of the kernels: the step is already captured)"
     return [
         Finding(
             code="gpu-idle",
@@ -38,6 +39,7 @@ def trace_idle_gaps(ev: Evidence) -> list[Finding]:
             title=(
                 f"GPU idle {share:.0%} of the {tl.span_s:.3g} s span; largest gap {seconds(tl.largest_gap_s)}"
                 + (f", mostly {cause}" if cause else "")
+                + captured
             ),
             bottleneck="host",
             evidence={
