@@ -173,22 +173,30 @@ def op_of(name: str) -> str:
 
 @cache
 def _brackets(stop: str) -> re.Pattern[str]:
-    return re.compile(f"[<>{re.escape(stop)}]")
+    return re.compile(f"[<>(){re.escape(stop)}]")
 
 
 def _depth0(text: str, stop: str) -> int:
-    """Index of the first ``stop`` character outside <...>, or len(text)."""
+    """Index of the first ``stop`` character outside <...>, or len(text).
+
+    Parentheses inside a template nest, and a ``<`` or ``>`` within them compares numbers
+    (vLLM's ``std::enable_if<(((8)>(0)))&&...>``): it neither opens nor closes the template.
+    """
     first = text.find(stop)
     if "<" not in (text[:first] if first >= 0 else text):  # no template before it: most names
         return first if first >= 0 else len(text)
-    depth = 0
+    angle = paren = 0
     for m in _brackets(stop).finditer(text):  # only the brackets and stops, not every character
         ch = m.group()
-        if ch == "<":
-            depth += 1
+        if angle and ch in "()":
+            paren = paren + 1 if ch == "(" else max(0, paren - 1)
+        elif paren:
+            continue
+        elif ch == "<":
+            angle += 1
         elif ch == ">":
-            depth = max(0, depth - 1)
-        elif depth == 0:
+            angle = max(0, angle - 1)
+        elif ch == stop and angle == 0:
             return m.start()
     return len(text)
 
