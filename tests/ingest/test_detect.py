@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -101,4 +102,40 @@ def test_quoted_profiler_accounts(tmp_path: Path) -> None:
     assert str(err.value) == (
         f'{nsys}: nsys stats wrote no summary: "SKIPPED: benchmark/results/nsys_qwen3_local.sqlite does not contain '
         'CUDA kernel data."'
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "head", "said"),
+    [  # the first bytes of a real .nsys-rep (ayush-os/nsight-systems-deep-dive, vector_add_N10.nsys-rep)
+        ("run.nsys-rep", b"NVIDIA Tegra Profiler Report 1.\n\x0bLocal (CLI)\x12\x04", "an Nsight Systems report"),
+        ("renamed.bin", b"NVIDIA Tegra Profiler Report 1.\n\x0bLocal (CLI)\x12\x04", "an Nsight Systems report"),
+        ("report.sqlite", b"SQLite format 3\x00\x10\x00", "an SQLite database"),
+        ("k.ncu-rep", b"\x08\x01\x12\x0bNVIDIA", "an Nsight Compute report"),  # ncu's own bytes: read by name
+        ("934987a2fc2f.xplane.pb", b"\n\x9d\xb2\x08\x12\x0e/host:metadata", "a TensorFlow/JAX profile"),
+    ],
+)
+def test_binary_reports_are_named_with_the_export_to_run(tmp_path: Path, name: str, head: bytes, said: str) -> None:
+    path = tmp_path / name
+    path.write_bytes(head + bytes(range(256)))
+    with pytest.raises(TraceFormatError) as err:
+        detect(path)
+    text = str(err.value)
+    assert text.startswith(f"{path}: {said}") and ", which rooftop does not read: " in text and "\n" not in text
+
+
+def test_a_json_object_without_trace_events_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # TraceLens' rocprofv3 results (tests/rocprof/908_results.json.gz, 37 MB of JSON) read "no event ends
+    # within 16 MiB of text": the reader was still looking for the events' key, not inside an event
+    from rooftop.ingest import fastjson
+    from rooftop.ingest.kineto import read_trace
+
+    monkeypatch.setattr(fastjson, "MAX_PENDING_BYTES", 4096)
+    path = tmp_path / "908_results.json"
+    path.write_text('{"rocprofiler-sdk-tool": [{"metadata": ' + json.dumps({"x": list(range(3000))}) + "}]}")
+    with pytest.raises(TraceFormatError) as err:
+        read_trace(path)
+    assert str(err.value) == (
+        f"{path}: no 'traceEvents' key in the first 0 MiB (its first key is 'rocprofiler-sdk-tool'): "
+        "not a Chrome trace (rooftop reads the PyTorch profiler's export_chrome_trace)"
     )

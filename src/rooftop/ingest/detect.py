@@ -16,6 +16,14 @@ from rooftop.ingest.tool_messages import refusal
 
 KINETO, NCU, NSYS = "kineto", "ncu", "nsys"
 _SNIFF_BYTES = 65536
+_NSYS_CSV = "import the CSV of `nsys stats --report cuda_gpu_kern_sum --format csv FILE`"
+# Binary reports a profiler writes before its CSV export: (leading bytes, file endings, what it is, what to do).
+_REPORTS = (
+    (b"NVIDIA Tegra Profiler Report", (".nsys-rep", ".qdrep"), "an Nsight Systems report", _NSYS_CSV),
+    (b"SQLite format 3\x00", (".sqlite",), "an SQLite database (an nsys export?)", _NSYS_CSV),
+    (None, (".ncu-rep",), "an Nsight Compute report", "import the CSV of `ncu --import FILE --csv --page raw`"),
+    (None, (".xplane.pb",), "a TensorFlow/JAX profile (XPlane)", "rooftop reads PyTorch-profiler (Kineto) traces"),
+)
 
 
 def is_ncu_header(line: str) -> bool:
@@ -48,10 +56,18 @@ def detect(path: str | Path) -> str:
         return NCU
     if "Total Time" in text and ("Instances" in text or "Calls" in text):
         return NSYS
-    why = refusal(lines)
+    why = refusal(lines) or _binary_report(p, head)
     if why:
         raise TraceFormatError(f"{p}: {why}")
     raise TraceFormatError(
         f"{p}: not a Kineto trace (.json/.json.gz), Nsight Compute CSV (--csv --page raw|details) "
         "or nsys kernel summary (nsys stats --report cuda_gpu_kern_sum --format csv)"
     )
+
+
+def _binary_report(p: Path, head: bytes) -> str | None:
+    """What binary profiler report ``p`` is, by its leading bytes or its name, and the export rooftop reads."""
+    for magic, endings, what, how in _REPORTS:
+        if (magic is not None and head.startswith(magic)) or p.name.lower().endswith(endings):
+            return f"{what}, which rooftop does not read: {how}"
+    return None

@@ -182,6 +182,11 @@ class Reader:
                     return memoryview(buf)[rest:]
             if not data:
                 raise NotFast("no traceEvents array")
+            if self.is_object and len(buf) > MAX_PENDING_BYTES:
+                raise Unbounded(
+                    f"no 'traceEvents' key in the first {MAX_PENDING_BYTES >> 20} MiB{_first_key(buf)}: "
+                    "not a Chrome trace (rooftop reads the PyTorch profiler's export_chrome_trace)"
+                )
             self._check_pending(len(buf))
 
     def _last(self, buf: bytes) -> list[Any]:
@@ -209,6 +214,14 @@ class Reader:
             self.meta = merge_keys(self.meta, after)
             return events
         raise NotFast("truncated or malformed end of trace")
+
+
+def _first_key(buf: bytes) -> str:
+    """`` (its first key is 'name')`` for a JSON object's text, '' when no short key opens it."""
+    import re
+
+    m = re.match(rb'\s*\{\s*"([^"\\]{1,80})"', buf)
+    return f" (its first key is {m.group(1).decode('utf-8', 'replace')!r})" if m else ""
 
 
 def _bracketed(parts: list[Any], close: bytes) -> bytes:
