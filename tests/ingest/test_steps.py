@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from rooftop.ingest.join import join
+from rooftop.ingest.kineto import read_trace
 from rooftop.ingest.steps import breakdown
-from tests.ingest.conftest import hta, real
+from tests.ingest.conftest import cpu_op, hta, kernel, launch, real, write_trace
 
 US = 1e-6
 
@@ -56,11 +60,14 @@ def test_nccl_data_close_to_hta() -> None:
 
 def test_overlapping_steps_are_not_double_counted() -> None:
     # tests/data/hta-cuda-graphs/v100_rank1_train.json.gz: each step's GPU work runs into the next
-    # step's, so the per-step spans of #1009-#1013 add up to 777,609 µs of a 628,371 µs window.
-    # HTA 0.5.0 get_temporal_breakdown: kernel_time 628,371, idle 46,910, compute 429,216,
-    # non_compute 152,245; totals_without_last equals it (it summed the rows before: 777,609).
+    # step's, so the per-step spans of #1009-#1013 add up to 776,884 µs of a 628,371 µs window
+    # (156,645 + 173,694 + 166,282 + 122,696 + 157,567). HTA 0.5.0 get_temporal_breakdown: kernel_time
+    # 628,371, idle 46,910, compute 429,216, non_compute 152,245; totals_without_last equals it.
     b = breakdown(*real("hta-cuda-graphs", "v100_rank1_train.json.gz"))
-    assert sum(s["span_s"] for s in b["steps"][:-1]) == pytest.approx(777_609 * US)
+    assert sum(s["span_s"] for s in b["steps"][:-1]) == pytest.approx(776_884 * US)
+    # the 614 copies without a launch call that open the trace (0-39 ms, before stream 7's first launched
+    # activity) were queued before it: every step now holds 2,503 activities (#1009 held 3,117)
+    assert [s["activities"] for s in b["steps"]] == [2503] * 6
     t = b["totals_without_last"]
     assert t["span_s"] == pytest.approx(628_371 * US)
     assert t["idle_s"] == pytest.approx(46_910 * US)
@@ -70,3 +77,20 @@ def test_overlapping_steps_are_not_double_counted() -> None:
 
 def test_trace_without_steps() -> None:
     assert breakdown(*hta("alexnet_a100.json.gz")) == {"steps": [], "totals_without_last": {}}
+
+
+def test_work_queued_before_the_trace_is_in_no_step(tmp_path: Path) -> None:
+    # TraceLens' MI300X ResNet trace: the GPU ran 968 activities without a launch call for the first
+    # 30 ms of ProfilerStep#15 (launched during the warm-up steps), then the step's own: #15 counted
+    # 1,383 kernels against #16's 866. Stream 7 here: two queued kernels [0,10) [10,30) µs, then the
+    # step's kernel launched at 5, run [30,40); a kernel on stream 9 without a launch, after stream 9's
+    # first launched one, stays placed by its start. Step [0,100) µs.
+    events = [
+        cpu_op(0, 100, "ProfilerStep#15"),
+        kernel(0, 10, name="a"), kernel(10, 20, name="b"), launch(5, 2, 1), kernel(30, 10, 1, name="c"),
+        launch(6, 2, 2), kernel(8, 4, 2, stream=9, name="d"), kernel(50, 5, name="e", stream=9),
+    ]  # fmt: skip
+    trace = read_trace(write_trace(tmp_path / "t.json", events))
+    (row,) = breakdown(trace, join(trace))["steps"]
+    assert (row["kernels"], row["span_s"]) == (3, pytest.approx(47 * US))  # c, d, e: 8 to 55 µs
+    assert row["busy_s"] == pytest.approx(19 * US)  # 10 + 4 + 5

@@ -1,7 +1,10 @@
 """Per-``ProfilerStep`` breakdown: span, idle, compute and non-compute time of each step.
 
 A GPU activity (kernel, memcpy, memset) belongs to the step whose ``ProfilerStep#N`` interval
-holds its launch call (its own start when the launch is not in the trace). Per step, like HTA's
+holds its launch call (its own start when the launch is not in the trace). An activity without a
+launch call that starts before the first launched activity of its stream belongs to no step: a
+stream runs in order, so it was queued before the trace began (a GPU still working off the
+warm-up steps when the profiler starts recording). Per step, like HTA's
 temporal breakdown: span = last end - first start of the step's GPU activities, busy = their union,
 idle = span - busy, compute = union of non-communication kernels, non_compute = busy - compute.
 
@@ -41,8 +44,21 @@ def step_of(trace: Trace, joined: Joined) -> np.ndarray[Any, np.dtype[np.int64]]
     starts = np.array([s[1] for s in trace.steps])
     ends = starts + np.array([s[2] for s in trace.steps])
     idx = np.searchsorted(starts, when, side="right") - 1
-    inside = (idx >= 0) & (when <= ends[np.clip(idx, 0, None)])
+    inside = (idx >= 0) & (when <= ends[np.clip(idx, 0, None)]) & ~_queued_before(g.stream, g.ts_us, has)
     return np.where(inside, idx, -1).astype(np.int64)
+
+
+def _queued_before(stream: np.ndarray[Any, Any], ts: np.ndarray[Any, Any], has: np.ndarray[Any, Any]) -> Any:
+    """Per GPU row: no launch call, and it starts before the first activity launched in the trace on its stream."""
+    early = np.zeros(ts.size, dtype=bool)
+    if not np.any(has) or np.all(has):
+        return early
+    for sid in np.unique(stream[~has]).tolist():
+        on = stream == sid
+        launched = on & has
+        if np.any(launched):
+            early |= on & ~has & (ts < ts[launched].min())
+    return early
 
 
 def breakdown(trace: Trace, joined: Joined) -> dict[str, Any]:
