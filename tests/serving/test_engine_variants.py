@@ -96,3 +96,41 @@ def test_user_engine_maps_extend_and_replace(tmp_path: Path) -> None:
     assert json.loads(out.stdout)["samples"]["inferences"] == 2 * 391_768
     bad = run_cli("watch", path, "--once", env={"ROOFTOP_ENGINES": str(tmp_path / "missing")})
     assert bad.returncode == 2 and "ROOFTOP_ENGINES=" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.fixture
+def user_maps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """A ROOFTOP_ENGINES folder for this test, the map caches cleared before and after."""
+    monkeypatch.setenv("ROOFTOP_ENGINES", str(tmp_path))
+    engines.engine_maps.cache_clear()
+    engines.read_names.cache_clear()
+    yield tmp_path
+    monkeypatch.delenv("ROOFTOP_ENGINES")
+    engines.engine_maps.cache_clear()
+    engines.read_names.cache_clear()
+
+
+def test_a_map_on_a_base_map_reads_its_series_under_new_prefixes(user_maps: Path) -> None:
+    # base + [rename_prefix]: every vllm: candidate becomes pre_vllm_… (and the renames with it)
+    (user_maps / "pre.toml").write_text(
+        'engine = "pre"\nprefixes = ["pre_vllm_"]\nbase = "vllm"\n[rename_prefix]\n"vllm:" = ["pre_vllm_"]\n'
+    )
+    text = data_path("serving", "vllm_v0_aibrix_docs_qwen25coder.prom").read_text()
+    plain, pre = parse(text, 0.0), parse(text.replace("vllm:", "pre_vllm_"), 0.0)
+    emap = detect(pre)
+    assert emap.engine == "pre" and detect(plain).engine == "vllm"
+    assert emap.scalars(pre) == engines.engine_map("vllm").scalars(plain)  # 148 prompt, 955 generated ...
+    assert emap.scalars(pre)["generation_tokens"] == 955
+    kv = next(m for m in emap.metrics if m.key == "kv_usage")
+    assert kv.names == ("pre_vllm_kv_cache_usage_perc", "pre_vllm_gpu_cache_usage_perc") and kv.mean_over_replicas
+    assert emap.deprecated_in_use(pre) == [
+        "pre_vllm_gpu_cache_usage_perc → pre_vllm_kv_cache_usage_perc (deprecated in 0.9)"
+    ]
+    assert emap.replicas_label == "engine" and emap.prompt_tokens_include_cached  # inherited
+    assert "pre_vllm_.*" in engines.engine_name_regex().split("|")
+
+
+def test_a_map_on_an_unknown_base_is_one_error(user_maps: Path) -> None:
+    (user_maps / "bad.toml").write_text('engine = "bad"\nprefixes = ["x_"]\nbase = "nope"\n[rename_prefix]\n')
+    with pytest.raises(TelemetryError, match=r"bad\.toml: not an engine map \(ValueError: base 'nope' is not"):
+        engines.engine_maps()

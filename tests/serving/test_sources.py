@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 
 from rooftop.errors import TelemetryError
+from rooftop.serving.engines import engine_name_regex
 from rooftop.serving.sources import (
-    ENGINE_NAME_REGEX,
     fetch,
     metrics_url,
     prometheus_instant,
@@ -132,7 +132,7 @@ def test_prometheus_instant_query_and_samples() -> None:
         snap = prometheus_instant(prom.url, 'job="vllm"', timeout_s=2)
     path, params = prom.queries[0]
     assert path == "/api/v1/query" and "time" not in params
-    assert params["query"] == '{__name__=~"' + ENGINE_NAME_REGEX + '",job="vllm"}'
+    assert params["query"] == '{__name__=~"' + engine_name_regex() + '",job="vllm"}'
     assert snap.total("vllm:generation_tokens_total") == 160 and snap.total("vllm:prompt_tokens_total") == 480
     assert snap.time_s == 1700000001.0  # the newest sample's time
     assert dict(snap.samples[0].labels) == {"engine": "0", "job": "vllm", "model_name": "tiny"}  # __name__ dropped
@@ -157,7 +157,7 @@ def test_prometheus_range_query_groups_by_time() -> None:
         snaps = prometheus_range(prom.url, "", 100.0, 105.0, 5.0)
     _, params = prom.queries[0]
     assert params["start"] == "100.0" and params["end"] == "105.0" and params["step"] == "5.0"
-    assert params["query"] == '{__name__=~"' + ENGINE_NAME_REGEX + '"}'  # no selector: every engine series
+    assert params["query"] == '{__name__=~"' + engine_name_regex() + '"}'  # no selector: every engine series
     assert [s.time_s for s in snaps] == [100.0, 105.0]
     assert snaps[1].total("vllm:generation_tokens_total") - snaps[0].total("vllm:generation_tokens_total") == 50
 

@@ -11,7 +11,6 @@ from typing import NamedTuple
 from rooftop.errors import TelemetryError, one_line
 
 Labels = tuple[tuple[str, str], ...]
-ENGINE_NAME_REGEX = "(vllm|sglang|llamacpp|trtllm):.*|tgi_.*|nv_inference_.*|nv_trt_llm_.*|trtllm_.*"
 
 
 class Sample(NamedTuple):

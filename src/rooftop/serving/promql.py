@@ -156,14 +156,15 @@ def replicas(emap: EngineMap, scope: Scope) -> str:
     """How many data-parallel engines an instance reports: its distinct ``replicas_label`` values.
 
     '' when the engine has no such label. Counted on the running-requests gauge, which every engine
-    exports; a page without the label (vLLM V0) counts one.
+    exports; a page without the label (vLLM V0) counts one. Several labels (Ray: ``WorkerId,engine``)
+    count their distinct combinations.
     """
     running = next((m for m in emap.metrics if m.key == "requests_running"), None)
-    if not emap.replicas_label or running is None:
+    if not emap.replica_labels or running is None:
         return ""
-    label = emap.replicas_label
+    labels = ", ".join(emap.replica_labels)
     sel = " or ".join(_select(scope, n, running) for n in running.names)
-    return f"count by (job, instance) (count by (job, instance, {label}) ({sel}))"
+    return f"count by (job, instance) (count by (job, instance, {labels}) ({sel}))"
 
 
 def input_rules(emap: EngineMap, scope: Scope) -> list[dict[str, Any]]:

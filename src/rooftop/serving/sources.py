@@ -16,10 +16,10 @@ from typing import Any, Literal
 import msgspec
 
 from rooftop.errors import TelemetryError, one_line
-from rooftop.serving.engines import read_names
-from rooftop.serving.exposition import ENGINE_NAME_REGEX, Sample, Snapshot, checked, parse, unique
+from rooftop.serving.engines import engine_name_regex, read_names
+from rooftop.serving.exposition import Sample, Snapshot, checked, parse, unique
 
-__all__ = ["ENGINE_NAME_REGEX", "fetch", "metrics_url", "prometheus_instant", "prometheus_range", "read_file"]
+__all__ = ["fetch", "metrics_url", "prometheus_instant", "prometheus_range", "read_file"]
 
 
 def metrics_url(url: str) -> str:
@@ -195,7 +195,7 @@ def read_file(path: str | Path) -> Snapshot:
 
 
 def _query(base: str, selector: str) -> str:
-    inner = f'__name__=~"{ENGINE_NAME_REGEX}"'
+    inner = f'__name__=~"{engine_name_regex()}"'
     return "{" + inner + (f",{selector}" if selector else "") + "}"
 
 

@@ -196,13 +196,14 @@ NarrowFetcher = Callable[[str, frozenset[str]], Snapshot]  # a fetch that may le
 def families(engine: str) -> frozenset[str] | None:
     """The metric families ``engine``'s map reads (a counter's family without ``_total``), renamed ones included.
 
+    A counter read off a histogram's ``_sum`` (TGI's and Dynamo's token totals) is that histogram's family.
     None (every family) for a per-model engine (Triton): which models count is read from all its samples.
     """
     emap = engine_map(engine)
     if emap.requests:
         return None
     names = {n for m in emap.metrics for n in m.names} | set(emap.renames)
-    return frozenset(n for name in names for n in (name, name.removesuffix("_total")))
+    return frozenset(n for name in names for n in (name, name.removesuffix("_total"), name.removesuffix("_sum")))
 
 
 STALE_AFTER_S = 300.0  # Prometheus' lookback delta: a series unseen this long is stale

@@ -4,6 +4,9 @@ One TOML file per engine in this folder (data, not code). Each canonical metric 
 names, current first, then the names older releases used; the first one present wins, and a
 deprecated name in use is reported with the name that replaced it. An engine whose request
 counters are per model (Triton) names the label and its client-facing models in ``[requests]``.
+A frontend that re-exports another engine's series under other prefixes (Ray's ``ray_vllm_*``)
+names that engine as its ``base`` and the prefixes in ``[rename_prefix]``: it inherits the base
+map's metrics and renames with the names rewritten, and its own ``[metrics]`` add or replace keys.
 Users extend the maps without touching the code: ``ROOFTOP_ENGINES=/my/maps`` adds every
 ``*.toml`` of that folder, and a file whose ``engine`` is already known replaces the shipped one
 (docs/serving.md).
@@ -12,6 +15,7 @@ Users extend the maps without touching the code: ``ROOFTOP_ENGINES=/my/maps`` ad
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from functools import cache, cached_property
@@ -46,7 +50,12 @@ class EngineMap:
     metrics: tuple[MetricSpec, ...]
     renames: dict[str, dict[str, str]]
     requests: dict[str, Any] = field(default_factory=dict)
-    replicas_label: str = ""  # the label telling data-parallel engines apart (vLLM: engine)
+    replicas_label: str = ""  # the labels telling data-parallel engines apart, comma-separated (vLLM: engine)
+
+    @property
+    def replica_labels(self) -> tuple[str, ...]:
+        """The labels whose distinct values tell engines apart (``replicas_label`` split at commas)."""
+        return tuple(x.strip() for x in self.replicas_label.split(",") if x.strip())
 
     def replicas(self, snap: Snapshot) -> int:
         """How many data-parallel engines the page reports: distinct ``replicas_label`` values (at least 1).
@@ -54,10 +63,15 @@ class EngineMap:
         Counted on the running-requests gauge, which every engine exports, as the PromQL rule counts them.
         """
         running = next((m for m in self.metrics if m.key == "requests_running"), None)
-        if not self.replicas_label or running is None:
+        labels = self.replica_labels
+        if not labels or running is None:
             return 1
-        label = self.replicas_label
-        found = {s.label(label) for name in running.names for s in snap.by_name.get(name, ()) if s.label(label)}
+        found = {
+            key
+            for name in running.names
+            for s in snap.by_name.get(name, ())
+            if any(key := tuple(s.label(x) for x in labels))
+        }
         return max(1, len(found))
 
     def scalars(self, snap: Snapshot, model_label: str | None = None) -> dict[str, float]:
@@ -152,6 +166,7 @@ def _spec(key: str, raw: dict[str, Any]) -> MetricSpec:
 
 
 def _map(raw: dict[str, Any]) -> EngineMap:
+    replicas = raw.get("replicas_label", "")
     return EngineMap(
         engine=raw["engine"],
         prefixes=tuple(raw["prefixes"]),
@@ -160,14 +175,57 @@ def _map(raw: dict[str, Any]) -> EngineMap:
         metrics=tuple(_spec(k, v) for k, v in raw["metrics"].items()),
         renames={k: dict(v) for k, v in raw.get("renames", {}).items()},
         requests=dict(raw.get("requests", {})),
-        replicas_label=str(raw.get("replicas_label", "")),
+        replicas_label=",".join(replicas) if isinstance(replicas, list) else str(replicas),
     )
 
 
-def _read(text: str, where: str) -> EngineMap:
+def _load(text: str, where: str) -> dict[str, Any]:
+    """The TOML table of one map file, which must name its ``engine``."""
     try:
-        return _map(tomllib.loads(text))
-    except (tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as exc:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise TelemetryError(f"{where}: not an engine map (TOMLDecodeError: {exc})") from exc
+    if not isinstance(raw.get("engine"), str):
+        raise TelemetryError(f'{where}: not an engine map (no engine = "name")')
+    return raw
+
+
+def _derived(raw: dict[str, Any], raws: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """A map on a ``base`` map: the base's metrics and renames under the prefixes of ``[rename_prefix]``.
+
+    Each base name that starts with an old prefix becomes one candidate per new prefix, in their
+    order (``vllm:x`` → ``ray_vllm_x``, ``ray_vllm:x``); the map's own keys win over inherited ones.
+    """
+    base = raws.get(raw["base"])
+    if base is None or "base" in base:
+        raise ValueError(f"base {raw['base']!r} is not an engine map without a base of its own")
+    table = {str(old): [str(p) for p in new] for old, new in raw["rename_prefix"].items()}
+
+    def names(name: str) -> list[str]:
+        old = next((o for o in table if name.startswith(o)), None)
+        return [name] if old is None else [p + name[len(old) :] for p in table[old]]
+
+    metrics = {k: {**v, "names": [n for x in v["names"] for n in names(x)]} for k, v in base["metrics"].items()}
+    renames = {
+        old: {**info, "new": new}
+        for was, info in base.get("renames", {}).items()
+        for old, new in zip(names(was), names(info["new"]), strict=False)
+    }
+    keys = ("versions", "prompt_tokens_include_cached", "replicas_label", "requests")
+    inherited = {k: base[k] for k in keys if k in base}
+    own = {k: v for k, v in raw.items() if k not in ("base", "rename_prefix")}
+    return {
+        **inherited,
+        **own,
+        "metrics": {**metrics, **raw.get("metrics", {})},
+        "renames": {**renames, **raw.get("renames", {})},
+    }
+
+
+def _build(raw: dict[str, Any], where: str, raws: dict[str, dict[str, Any]]) -> EngineMap:
+    try:
+        return _map(_derived(raw, raws) if "base" in raw else raw)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise TelemetryError(f"{where}: not an engine map ({type(exc).__name__}: {exc})") from exc
 
 
@@ -175,11 +233,11 @@ def _read(text: str, where: str) -> EngineMap:
 def engine_maps() -> tuple[EngineMap, ...]:
     """Every engine map: the shipped ones (file-name order), then the user's (``ROOFTOP_ENGINES``)."""
     folder = resources.files("rooftop.serving.engines")
-    maps = {}
+    raws: dict[str, tuple[dict[str, Any], str]] = {}
     for entry in sorted(folder.iterdir(), key=lambda p: p.name):
         if entry.name.endswith(".toml"):
-            m = _read(entry.read_text(encoding="utf-8"), entry.name)
-            maps[m.engine] = m
+            raw = _load(entry.read_text(encoding="utf-8"), entry.name)
+            raws[raw["engine"]] = (raw, entry.name)
     user = os.environ.get("ROOFTOP_ENGINES")
     if user:
         from pathlib import Path
@@ -187,9 +245,10 @@ def engine_maps() -> tuple[EngineMap, ...]:
         if not Path(user).is_dir():
             raise TelemetryError(f"ROOFTOP_ENGINES={user}: not a folder of engine maps (*.toml)")
         for path in sorted(Path(user).glob("*.toml")):
-            m = _read(path.read_text(encoding="utf-8"), str(path))
-            maps[m.engine] = m
-    return tuple(maps.values())
+            raw = _load(path.read_text(encoding="utf-8"), str(path))
+            raws[raw["engine"]] = (raw, str(path))
+    tables = {name: raw for name, (raw, _) in raws.items()}
+    return tuple(_build(raw, where, tables) for raw, where in raws.values())
 
 
 def engine_map(name: str) -> EngineMap:
@@ -211,6 +270,12 @@ def read_names() -> frozenset[str]:
             else:
                 out.update(_candidates(m))
     return frozenset(out)
+
+
+def engine_name_regex() -> str:
+    """A PromQL regex of every series name some map's prefixes cover (for ``__name__=~``)."""
+    prefixes = dict.fromkeys(p for m in engine_maps() for p in m.prefixes)
+    return "|".join(f"{re.escape(p)}.*" for p in prefixes)
 
 
 def known_engines() -> str:
@@ -250,7 +315,8 @@ def mismatch(snap: Snapshot, emap: EngineMap) -> str:
         return ""
     guess = _best(names)
     where = snap.source or "exposition"
-    series = " or ".join(f"{p}*" for p in emap.prefixes)
+    shown = emap.prefixes[:3]  # a map of unprefixed names (NIM) lists a dozen
+    series = " or ".join(f"{p}*" for p in shown) + (" …" if len(emap.prefixes) > len(shown) else "")
     others = ", ".join(m.engine for m in engine_maps() if m.engine != emap.engine)
     instead = f"; it looks like {guess.engine}" if guess else f", nor any other known engine's ({others})"
     return f"{where}: no {emap.engine} metrics (no {series} series){instead}"
