@@ -22,7 +22,7 @@ V1 = "vllm_v1_dynamo_excerpt.prom"
 NIM = "nim_llama31_8b_datadog.prom"
 TGI = "tgi_datadog_payload_excerpt.prom"
 SGLANG = "sglang_0.5.10_datadog.prom"
-OTHERS = "(llamacpp, sglang, tgi, triton, trtllm-serve)"  # the maps other than vllm's
+OTHERS = "(dynamo, llamacpp, sglang, tgi, triton, trtllm-serve)"  # the maps other than vllm's
 
 
 def _path(name: str) -> str:
@@ -130,7 +130,7 @@ def test_no_engine_found_lists_every_engine_map() -> None:
     # NIM's vLLM-based names carry no prefix; the list names every map, trtllm-serve included
     out = _watch(_path(NIM))
     known = ", ".join(m.engine for m in engine_maps())
-    assert known == "llamacpp, sglang, tgi, triton, trtllm-serve, vllm"
+    assert known == "dynamo, llamacpp, sglang, tgi, triton, trtllm-serve, vllm"
     assert out.code == 2 and out.err.strip().endswith(f"no known serving engine metrics (engines: {known})")
 
 

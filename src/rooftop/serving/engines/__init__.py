@@ -7,6 +7,8 @@ counters are per model (Triton) names the label and its client-facing models in 
 A frontend that re-exports another engine's series under other prefixes (Ray's ``ray_vllm_*``)
 names that engine as its ``base`` and the prefixes in ``[rename_prefix]``: it inherits the base
 map's metrics and renames with the names rewritten, and its own ``[metrics]`` add or replace keys.
+Without a ``base``, ``[rename_prefix]`` adds other prefixes to the map's own names (Dynamo's
+frontend under its older ``nv_llm_http_service_`` prefix).
 Users extend the maps without touching the code: ``ROOFTOP_ENGINES=/my/maps`` adds every
 ``*.toml`` of that folder, and a file whose ``engine`` is already known replaces the shipped one
 (docs/serving.md).
@@ -191,14 +193,16 @@ def _load(text: str, where: str) -> dict[str, Any]:
 
 
 def _derived(raw: dict[str, Any], raws: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """A map on a ``base`` map: the base's metrics and renames under the prefixes of ``[rename_prefix]``.
+    """A map's metrics and renames under the prefixes of its ``[rename_prefix]``: a ``base`` map's, or its own.
 
-    Each base name that starts with an old prefix becomes one candidate per new prefix, in their
-    order (``vllm:x`` → ``ray_vllm_x``, ``ray_vllm:x``); the map's own keys win over inherited ones.
+    Each name that starts with an old prefix becomes one candidate per new prefix, in their order
+    (``vllm:x`` → ``ray_vllm_x``, ``ray_vllm:x``). On a base, the map's own keys win over inherited ones.
     """
-    base = raws.get(raw["base"])
-    if base is None or "base" in base:
+    base = raws.get(raw["base"]) if "base" in raw else raw
+    if base is None or (base is not raw and "base" in base):
         raise ValueError(f"base {raw['base']!r} is not an engine map without a base of its own")
+    if base is not raw and "rename_prefix" in base:
+        base = _derived(base, raws)  # a base with other prefixes of its own: all of them
     table = {str(old): [str(p) for p in new] for old, new in raw["rename_prefix"].items()}
 
     def names(name: str) -> list[str]:
@@ -214,6 +218,8 @@ def _derived(raw: dict[str, Any], raws: dict[str, dict[str, Any]]) -> dict[str, 
     keys = ("versions", "prompt_tokens_include_cached", "replicas_label", "requests")
     inherited = {k: base[k] for k in keys if k in base}
     own = {k: v for k, v in raw.items() if k not in ("base", "rename_prefix")}
+    if base is raw:
+        return {**own, "metrics": metrics, "renames": renames}
     return {
         **inherited,
         **own,
@@ -224,7 +230,7 @@ def _derived(raw: dict[str, Any], raws: dict[str, dict[str, Any]]) -> dict[str, 
 
 def _build(raw: dict[str, Any], where: str, raws: dict[str, dict[str, Any]]) -> EngineMap:
     try:
-        return _map(_derived(raw, raws) if "base" in raw else raw)
+        return _map(_derived(raw, raws) if "rename_prefix" in raw else raw)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise TelemetryError(f"{where}: not an engine map ({type(exc).__name__}: {exc})") from exc
 

@@ -1,0 +1,94 @@
+"""Frontends in front of vLLM/SGLang engines (tests/data/serving/README.md gives each page's origin).
+
+Each is told apart from the engine behind it, read as its own map says, and gets rules promtool accepts.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from rooftop.api.rules import rule_set, rules_yaml
+from rooftop.serving.engines import detect, engine_name_regex
+from rooftop.serving.exposition import parse
+from rooftop.serving.sources import read_file
+from rooftop.serving.watch import families, observe
+from tests.conftest import data_path, run_cli
+
+DYNAMO = "dynamo_frontend_metrics_examples.prom"
+VLLM_UNDER_DYNAMO = "vllm_v1_dynamo_excerpt.prom"  # a Dynamo worker's page: vllm:* beside dynamo_component_*
+
+
+def _path(name: str) -> str:
+    return str(data_path("serving", name))
+
+
+def _records(engine: str) -> dict[str, str]:
+    doc = yaml.safe_load(rules_yaml([rule_set("llama-3.1-8b", "h100-sxm", engine, selector='job="x"')]))
+    return {r["record"] + json.dumps(r["labels"].get("phase", "")): r["expr"] for r in doc["groups"][0]["rules"]}
+
+
+def _promtool(engine: str, tmp_path: Path) -> None:
+    path = tmp_path / f"{engine}.yml"
+    path.write_text(rules_yaml([rule_set("mixtral-8x7b", "h100-sxm", engine, tp=2, selector='job="x"')]))
+    proc = subprocess.run(["promtool", "check", "rules", str(path)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "SUCCESS" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_dynamo_frontend_is_detected_and_read() -> None:
+    snap = read_file(_path(DYNAMO))
+    assert detect(snap).engine == "dynamo"
+    assert detect(read_file(_path(VLLM_UNDER_DYNAMO))).engine == "vllm"  # its worker stays a vLLM page
+    obs = observe(snap, "fe")
+    # one chat request of 33 prompt tokens (dynamo_frontend_input_sequence_tokens_sum) and 300 output tokens
+    # (dynamo_frontend_output_tokens_total; the output-length histogram's _sum says 300 too), status="success"
+    assert obs.scalars == {
+        "prompt_tokens": 33.0,
+        "generation_tokens": 300.0,
+        "requests_finished": 1.0,
+        "requests_running": 0.0,  # dynamo_frontend_inflight_requests
+        "requests_waiting": 0.0,  # dynamo_frontend_queued_requests
+    }
+    h = obs.histograms
+    assert h["ttft_s"].mean == pytest.approx(1.5625701570000001)  # one request: its TTFT, 1.56 s
+    assert h["itl_s"].count == 299 and h["itl_s"].mean == pytest.approx(0.6126917290 / 299)  # 2.05 ms
+    assert h["e2e_s"].mean == pytest.approx(2.177646729)
+    assert (h["prompt_len"].mean, h["output_len"].mean) == (33.0, 300.0)
+    assert "kv_usage" not in obs.scalars and "queue_s" not in h and "tpot_s" not in h  # not on the frontend
+    assert obs.replicas == 1 and obs.deprecated == ()
+    # a watch narrowed to the map's families reads the same (the token totals are histogram _sum series)
+    text = data_path("serving", DYNAMO).read_text()
+    assert observe(parse(text, snap.time_s, "fe", families("dynamo")), "fe") == obs
+
+
+def test_dynamo_frontend_under_its_first_prefix() -> None:
+    # Dynamo's frontend first wrote nv_llm_http_service_* (DYN_METRICS_PREFIX still sets it): the same names
+    text = data_path("serving", DYNAMO).read_text().replace("dynamo_frontend_", "nv_llm_http_service_")
+    snap = parse(text, 0.0, "old")
+    assert detect(snap).engine == "dynamo"
+    assert observe(snap, "old").scalars == observe(read_file(_path(DYNAMO)), "old").scalars
+    assert {"dynamo_frontend_.*", "nv_llm_http_service_.*"} <= set(engine_name_regex().split("|"))
+
+
+def test_dynamo_frontend_watch_and_rules() -> None:
+    out = run_cli("watch", _path(DYNAMO), "--once", "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["engine"] == "dynamo" and doc["samples"]["generation_tokens"] == 300.0
+    records = _records("dynamo")
+    # token counters: MFU/MBU rules; the request counter is read for status="success" only
+    assert 'rooftop:mfu"total"' in records and 'rooftop:mbu"decode"' in records
+    assert 'dynamo_frontend_requests_total{job="x",status="success"}' in records['rooftop:requests_finished:rate""']
+    assert "dynamo_frontend_input_sequence_tokens_sum{" in records['rooftop:prompt_tokens:rate""']
+    assert "rooftop:kv_usage" not in records and 'rooftop:replicas""' not in records
+
+
+@pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool absent (apt-get install prometheus)")
+@pytest.mark.parametrize("engine", ["dynamo"])
+def test_promtool_accepts_the_frontends_rules(engine: str, tmp_path: Path) -> None:
+    _promtool(engine, tmp_path)
