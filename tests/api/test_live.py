@@ -95,3 +95,19 @@ def test_a_dynamo_frontend_page_since_start_by_hand(tiny: LiveModel) -> None:
     # decode at context 33 + (300 − 2) / 2 = 182, batch 1 (0 running): 299 × (LINEAR + LM_HEAD + ATTN × 183)
     assert acc.flops.decode == pytest.approx(299 * (LINEAR + LM_HEAD + 183 * ATTN_PER_PAIR))  # 291,173,376
     assert acc.mfu.total == pytest.approx((22_332_416 + 291_173_376) / 10.0 / PEAK_FP32)  # ≈ 4.7e-7
+
+
+def test_a_nim_page_since_start_counts_the_decode_tokens_its_latency_histogram_saw(tiny: LiveModel) -> None:
+    # NIM (tests/data/serving): 109 prompt, 174 generated tokens by 5 requests, 1 running; decode tokens
+    # 174 − 5 = 169, the count of its per-output-token latency histogram
+    from rooftop.serving.sources import read_file
+    from rooftop.serving.watch import Observation, observe, window
+    from tests.conftest import data_path
+
+    page = observe(read_file(data_path("serving", "nim_llama31_8b_datadog.prom")), "nim")
+    counters = ("prompt_tokens", "generation_tokens", "requests_finished")
+    start = Observation("nim", page.time_s - 10.0, "nim", dict.fromkeys(counters, 0.0), {})
+    acc = account(window(start, page), tiny)
+    assert acc.tokens == Tokens(prefill=109, decode=169, generated=174, requests=5)
+    assert acc.tokens.decode == page.histograms["itl_s"].count
+    assert (acc.mean_prompt_tokens, acc.mean_output_tokens, acc.batch) == (109 / 5, 174 / 5, 1.0)  # 21.8, 34.8

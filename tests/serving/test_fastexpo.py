@@ -31,10 +31,7 @@ def test_unusual_text_steps_aside() -> None:
         assert types == {"c": "counter", "u": "unknown"}
 
 
-NO_ENGINE = {"nim_llama31_8b_datadog.prom"}  # NIM's unprefixed names: no map reads it (test_real_scrapes)
-
-
-@pytest.mark.parametrize("name", sorted(p.name for p in (DATA / "serving").glob("*.prom") if p.name not in NO_ENGINE))
+@pytest.mark.parametrize("name", sorted(p.name for p in (DATA / "serving").glob("*.prom")))
 def test_only_the_engine_maps_families_give_the_same_observation(name: str) -> None:
     from rooftop.serving.engines import detect
     from rooftop.serving.watch import families, observe

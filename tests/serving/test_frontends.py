@@ -21,6 +21,7 @@ from rooftop.serving.watch import families, observe
 from tests.conftest import data_path, run_cli
 
 DYNAMO = "dynamo_frontend_metrics_examples.prom"
+NIM = "nim_llama31_8b_datadog.prom"
 VLLM_UNDER_DYNAMO = "vllm_v1_dynamo_excerpt.prom"  # a Dynamo worker's page: vllm:* beside dynamo_component_*
 
 
@@ -88,7 +89,46 @@ def test_dynamo_frontend_watch_and_rules() -> None:
     assert "rooftop:kv_usage" not in records and 'rooftop:replicas""' not in records
 
 
+def test_nim_is_detected_and_read() -> None:
+    snap = read_file(_path(NIM))
+    assert detect(snap).engine == "nim"
+    obs = observe(snap, "nim")
+    # Llama-3.1-8B after 5 requests (request_success_total 5, request_finish_total 5 finished by "length"):
+    # 109 prompt and 174 generated tokens, one request running, KV 0.0285 % used
+    assert obs.scalars == {
+        "prompt_tokens": 109.0,
+        "generation_tokens": 174.0,
+        "requests_finished": 5.0,
+        "requests_running": 1.0,
+        "requests_waiting": 0.0,
+        "kv_usage": pytest.approx(0.0002848191398461977),
+    }
+    h = obs.histograms
+    assert h["ttft_s"].mean == pytest.approx(0.6119842529296875 / 5)  # 122 ms
+    # per-token latency: 169 observations = 174 tokens − 5 first tokens (the prefill's)
+    assert h["itl_s"].count == 169 == 174 - 5 and h["itl_s"].mean == pytest.approx(1.856855869293213 / 169)
+    assert h["e2e_s"].mean == pytest.approx(2.4688401222229004 / 5)  # 494 ms
+    assert (h["prompt_len"].sum, h["output_len"].sum) == (109.0, 174.0)  # the counters' totals again
+    assert "cached_prompt_tokens" not in obs.scalars and "queue_s" not in h  # not exposed
+
+
+def test_nim_watch_and_rules() -> None:
+    out = run_cli("watch", _path(NIM), "--once")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith(f"{_path(NIM)} · nim") and "running 1.0, waiting 0.0" in out.stdout
+    forced = run_cli("watch", _path(NIM), "--once", "--engine", "vllm")
+    assert forced.returncode == 2 and forced.stderr.strip().endswith(
+        "no vllm metrics (no vllm:* series); it looks like nim"
+    )
+    records = _records("nim")
+    assert 'rooftop:mfu"total"' in records
+    assert records['rooftop:requests_running""'] == 'sum by (job, instance) (num_requests_running{job="x"})'
+    assert "prompt_tokens_total{" in records['rooftop:prompt_tokens:rate""']
+    # Prometheus reads NIM's unprefixed names too
+    assert {"num_requests_running.*", "prompt_tokens_total.*"} <= set(engine_name_regex().split("|"))
+
+
 @pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool absent (apt-get install prometheus)")
-@pytest.mark.parametrize("engine", ["dynamo"])
+@pytest.mark.parametrize("engine", ["dynamo", "nim"])
 def test_promtool_accepts_the_frontends_rules(engine: str, tmp_path: Path) -> None:
     _promtool(engine, tmp_path)

@@ -22,7 +22,6 @@ V1 = "vllm_v1_dynamo_excerpt.prom"
 NIM = "nim_llama31_8b_datadog.prom"
 TGI = "tgi_datadog_payload_excerpt.prom"
 SGLANG = "sglang_0.5.10_datadog.prom"
-OTHERS = "(dynamo, llamacpp, sglang, tgi, triton, trtllm-serve)"  # the maps other than vllm's
 
 
 def _path(name: str) -> str:
@@ -76,7 +75,7 @@ def test_sglang_03_and_05_running_and_waiting() -> None:
     ("page", "engine", "message"),
     [
         (V1, "tgi", "no tgi metrics (no tgi_* series); it looks like vllm"),
-        (NIM, "vllm", "no vllm metrics (no vllm:* series), nor any other known engine's " + OTHERS),
+        (NIM, "vllm", "no vllm metrics (no vllm:* series); it looks like nim"),  # NIM's names carry no prefix
     ],
 )
 def test_a_forced_engine_that_matches_nothing_is_an_error(page: str, engine: str, message: str) -> None:
@@ -126,12 +125,21 @@ def test_a_histogram_mean_of_zero_prints_as_zero() -> None:
     assert line.split(None, 1)[1].strip() == "p50 < 1 ms, p99 < 1 ms, mean 0 s"
 
 
-def test_no_engine_found_lists_every_engine_map() -> None:
-    # NIM's vLLM-based names carry no prefix; the list names every map, trtllm-serve included
-    out = _watch(_path(NIM))
+def test_no_engine_found_lists_every_engine_map(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # the NIM page's own process families alone (its first 36 lines: python_*, process_*) are no engine's;
+    # the list names every map, trtllm-serve included
+    lines = data_path("serving", NIM).read_text().splitlines(keepends=True)
+    assert lines[36].startswith("# HELP num_requests_running")
+    path = tmp_path / "process_only.prom"
+    path.write_text("".join(lines[:36]))
+    out = _watch(str(path))
     known = ", ".join(m.engine for m in engine_maps())
-    assert known == "dynamo, llamacpp, sglang, tgi, triton, trtllm-serve, vllm"
+    assert known == "dynamo, llamacpp, nim, sglang, tgi, triton, trtllm-serve, vllm"
     assert out.code == 2 and out.err.strip().endswith(f"no known serving engine metrics (engines: {known})")
+    # and with one engine forced, the message names the others
+    forced = _watch(str(path), "--engine", "vllm")
+    others = "(dynamo, llamacpp, nim, sglang, tgi, triton, trtllm-serve)"
+    assert forced.err.strip().endswith(f"no vllm metrics (no vllm:* series), nor any other known engine's {others}")
 
 
 def test_tgi_lifetime_queue_share_on_an_idle_engine() -> None:
