@@ -18,7 +18,7 @@ from rooftop.errors import RooftopError
 from rooftop.models.spec import ModelSpec
 from rooftop.serving.promql import CostPoly
 
-ENGINES = ("vllm", "sglang", "tgi", "triton", "llamacpp", "trtllm-serve", "dynamo", "nim")
+ENGINES = ("vllm", "sglang", "tgi", "triton", "llamacpp", "trtllm-serve", "dynamo", "nim", "ray-vllm")
 
 
 @pytest.fixture

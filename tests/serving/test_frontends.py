@@ -6,6 +6,7 @@ Each is told apart from the engine behind it, read as its own map says, and gets
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -22,6 +23,37 @@ from tests.conftest import data_path, run_cli
 
 DYNAMO = "dynamo_frontend_metrics_examples.prom"
 NIM = "nim_llama31_8b_datadog.prom"
+VLLM = "vllm_cpu_0.32_live.prom"
+# Ray's labels on a vLLM series, as a Ray 2.52 node page shows them (vllm-project/vllm#24267, its test result)
+RAY_LABELS = (
+    'Component="core_worker",NodeAddress="10.1.113.171",ReplicaId="3r4e76ag",'
+    'SessionName="session_2025-12-01_11-05-34_460418_3579",Version="2.52.0",'
+    'WorkerId="6f8b9bc4ba0fda1ef6769ce262129be2b522f90a31a593ec37379267"'
+)
+SAMPLE = re.compile(r"vllm:(\S+?)(?:\{(.*)\})? (\S+)")
+
+
+def ray_page(name: str, prefix: str = "ray_vllm_", workers: tuple[str, ...] = ("",)) -> str:
+    """A real vLLM page as Ray's metrics agent re-exports it (no real Ray page could be vendored).
+
+    vllm:x becomes ``prefix``x; every vLLM sample carries Ray's labels, once per replica: each of
+    ``workers`` is a suffix of the quoted page's ReplicaId and WorkerId ("": the quoted ones).
+    """
+    out = []
+    for line in data_path("serving", name).read_text().splitlines():
+        m = SAMPLE.fullmatch(line)
+        if line.startswith("#"):
+            out.append(line.replace(" vllm:", f" {prefix}"))
+        elif m is None:
+            out.append(line)
+        else:
+            for w in workers:
+                ray = re.sub(r'(ReplicaId|WorkerId)="([^"]*)"', rf'\1="\2{w}"', RAY_LABELS)
+                labels = ray + (f",{m.group(2)}" if m.group(2) else "")
+                out.append(f"{prefix}{m.group(1)}{{{labels}}} {m.group(3)}")
+    return "\n".join(out) + "\n"
+
+
 VLLM_UNDER_DYNAMO = "vllm_v1_dynamo_excerpt.prom"  # a Dynamo worker's page: vllm:* beside dynamo_component_*
 
 
@@ -128,7 +160,66 @@ def test_nim_watch_and_rules() -> None:
     assert {"num_requests_running.*", "prompt_tokens_total.*"} <= set(engine_name_regex().split("|"))
 
 
+def test_vllm_under_ray_is_told_apart_and_read_as_vllm() -> None:
+    plain = read_file(_path(VLLM))
+    snap = parse(ray_page(VLLM), 0.0, "ray")
+    assert detect(snap).engine == "ray-vllm" and detect(plain).engine == "vllm"
+    assert "ray_vllm_time_to_first_token_seconds_count{" + RAY_LABELS + ',engine="0"' in ray_page(VLLM)
+    ray, vllm = observe(snap, "ray"), observe(plain, "vllm")
+    # the vLLM page's numbers (its README): 713 prompt, 416 generated tokens, 13 requests, vLLM's FLOP estimate
+    assert ray.scalars == vllm.scalars and ray.scalars["generation_tokens"] == 416
+    assert ray.scalars["estimated_flops"] == pytest.approx(8.62670848e8)
+    assert ray.histograms["ttft_s"].mean == pytest.approx(3.990330 / 13)
+    assert ray.replicas == 1 and ray.engine == "ray-vllm"
+
+
+def test_two_replicas_on_one_ray_node_are_two_engines() -> None:
+    # one node's page: two replicas (two workers, each engine="0"); counters add up, KV is their mean
+    one = observe(parse(ray_page(VLLM), 0.0, "ray"), "ray")
+    two = observe(parse(ray_page(VLLM, workers=("", "b")), 0.0, "ray"), "ray")
+    assert two.replicas == 2
+    assert two.scalars["prompt_tokens"] == 2 * 713 and two.scalars["requests_finished"] == 2 * 13
+    assert two.scalars["kv_usage"] == one.scalars["kv_usage"]  # (x + x) / 2
+
+
+def test_vllm_v0_under_older_ray_keeps_the_colon() -> None:
+    # before vLLM made its Ray names OpenTelemetry-safe, Ray exported ray_vllm:x; a V0 page's names under it
+    snap = parse(ray_page("vllm_v0_aibrix_docs_qwen25coder.prom", "ray_vllm:"), 0.0, "old")
+    obs = observe(snap, "old")
+    assert obs.engine == "ray-vllm" and obs.scalars["generation_tokens"] == 955 and obs.scalars["kv_usage"] == 0.0
+    assert obs.deprecated == ("ray_vllm:gpu_cache_usage_perc → ray_vllm:kv_cache_usage_perc (deprecated in 0.9)",)
+
+
+def test_vllm_under_ray_watch_and_rules(tmp_path: Path) -> None:
+    page = tmp_path / "ray_node.prom"
+    page.write_text(ray_page(VLLM, workers=("", "b")))
+    out = run_cli("watch", str(page), "--once", "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert (doc["engine"], doc["replicas"], doc["samples"]["generation_tokens"]) == ("ray-vllm", 2, 832.0)
+    records = _records("ray-vllm")
+    running = 'ray_vllm_num_requests_running{job="x"} or ray_vllm:num_requests_running{job="x"}'
+    assert records['rooftop:replicas""'] == (
+        f"count by (job, instance) (count by (job, instance, WorkerId, engine) ({running}))"
+    )
+    assert (
+        'rooftop:mfu"total"' in records and "ray_vllm_prompt_tokens_total{" in records['rooftop:prompt_tokens:rate""']
+    )
+
+
 @pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool absent (apt-get install prometheus)")
-@pytest.mark.parametrize("engine", ["dynamo", "nim"])
+@pytest.mark.parametrize("engine", ["dynamo", "nim", "ray-vllm"])
 def test_promtool_accepts_the_frontends_rules(engine: str, tmp_path: Path) -> None:
     _promtool(engine, tmp_path)
+
+
+def test_the_cli_names_every_engine_map() -> None:
+    # rules' --engine choices and watch's --engine help are written out (no map is read at import time)
+    from rooftop.cli.rules import ENGINES
+    from rooftop.serving.engines import engine_maps
+
+    known = {m.engine for m in engine_maps()}
+    assert set(ENGINES) == known
+    out = run_cli("watch", "--help")
+    listed = re.search(r"Force an engine map \(([^)]*)\)", " ".join(out.stdout.split()))
+    assert listed is not None and set(listed.group(1).split(", ")) == known

@@ -5,6 +5,7 @@ vLLM V1 labels each data-parallel engine's series engine="N". Two stubs on 127.0
 such engines (KV use 0.2 and 0.4). Each engine of the pair runs one engine's load on its own GPUs,
 so the recorded MFU/MBU per engine must equal the single engine's, the decode batch be 4 both
 times, and the KV use the engines' mean, 0.3 — as watch counts them (tests/api/test_live.py).
+The same under Ray (engine ray-vllm): each replica is a worker (WorkerId="wN", engine="0"), ray_vllm_* names.
 """
 
 from __future__ import annotations
@@ -23,26 +24,34 @@ pytestmark = [pytest.mark.slow, needs_prometheus]
 RATES = {"vllm:prompt_tokens_total": 100.0, "vllm:generation_tokens_total": 60.0, "vllm:request_success_total": 5.0}
 
 
-def exposition(kv: list[float], elapsed_s: float) -> str:
+def exposition(kv: list[float], elapsed_s: float, engine: str = "vllm") -> str:
     t = 1000.0 + elapsed_s  # counters started long ago
+    ray = engine == "ray-vllm"
+    lab = [
+        f'WorkerId="w{e}",engine="0",model_name="llama"' if ray else f'engine="{e}",model_name="llama"'
+        for e in range(len(kv))
+    ]
     lines = []
     for name, rate in RATES.items():
+        name = name.replace("vllm:", "ray_vllm_") if ray else name
         lines.append(f"# TYPE {name.removesuffix('_total')} counter")
-        lines += [f'{name}{{engine="{e}",model_name="llama"}} {rate * t}' for e in range(len(kv))]
-    lines.append("# TYPE vllm:num_requests_running gauge")
-    lines += [f'vllm:num_requests_running{{engine="{e}",model_name="llama"}} 4' for e in range(len(kv))]
-    lines.append("# TYPE vllm:kv_cache_usage_perc gauge")
-    lines += [f'vllm:kv_cache_usage_perc{{engine="{e}",model_name="llama"}} {u}' for e, u in enumerate(kv)]
+        lines += [f"{name}{{{x}}} {rate * t}" for x in lab]
+    prefix = "ray_vllm_" if ray else "vllm:"
+    lines.append(f"# TYPE {prefix}num_requests_running gauge")
+    lines += [f"{prefix}num_requests_running{{{x}}} 4" for x in lab]
+    lines.append(f"# TYPE {prefix}kv_cache_usage_perc gauge")
+    lines += [f"{prefix}kv_cache_usage_perc{{{x}}} {u}" for x, u in zip(lab, kv, strict=True)]
     return "\n".join(lines) + "\n"
 
 
-@pytest.fixture
-def stubs() -> Iterator[dict[str, str]]:
+@pytest.fixture(params=["vllm", "ray-vllm"])
+def stubs(request: pytest.FixtureRequest) -> Iterator[dict[str, str]]:
+    engine = request.param
     servers = {
-        "one": serve_metrics(lambda s: exposition([0.2], s)),
-        "two": serve_metrics(lambda s: exposition([0.2, 0.4], s)),
+        "one": serve_metrics(lambda s: exposition([0.2], s, engine)),
+        "two": serve_metrics(lambda s: exposition([0.2, 0.4], s, engine)),
     }
-    yield {job: f"127.0.0.1:{srv.server_address[1]}" for job, srv in servers.items()}
+    yield {"engine": engine} | {job: f"127.0.0.1:{srv.server_address[1]}" for job, srv in servers.items()}
     for srv in servers.values():
         srv.shutdown()
         srv.server_close()
@@ -64,7 +73,9 @@ def _steady(prom: Prometheus, query: str) -> dict[str, float]:
 
 def test_two_engines_count_per_engine(tmp_path: Path, stubs: dict[str, str]) -> None:
     rules = tmp_path / "rooftop.yml"
-    proc = run_cli("rules", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--window", "4s", "-o", str(rules))
+    engine = stubs.pop("engine")
+    args = ("rules", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--engine", engine, "--window", "4s", "-o", str(rules))
+    proc = run_cli(*args)
     assert proc.returncode == 0, proc.stderr
     prom = Prometheus(tmp_path, stubs, [rules])
     try:

@@ -12,7 +12,7 @@ from rooftop.cli.options import complete_models, device_option
 from rooftop.errors import WorkloadError
 
 DURATION = re.compile(r"^(\d+(ms|s|m|h|d|w|y))+$")
-ENGINES = ("vllm", "sglang", "tgi", "triton", "llamacpp", "trtllm-serve", "dynamo", "nim")
+ENGINES = ("vllm", "sglang", "tgi", "triton", "llamacpp", "trtllm-serve", "dynamo", "nim", "ray-vllm")  # the maps
 
 
 def _duration(option: str, value: str) -> str:

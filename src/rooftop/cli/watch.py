@@ -41,7 +41,10 @@ def _fetcher(prometheus: str | None, selector: str, timeout_s: float):  # type: 
 @click.option("--tp", type=click.IntRange(min=1), default=1, show_default=True, help="Tensor-parallel degree.")
 @click.option("--peak-tflops", help="Override the compute roof (e.g. a CPU: '2 TFLOP/s').")
 @click.option("--bandwidth", help="Override the memory roof, e.g. '50 GB/s'.")
-@click.option("--engine", help="Force an engine map (vllm, sglang, tgi, llamacpp, triton, trtllm-serve, dynamo, nim).")
+@click.option(
+    "--engine",
+    help="Force an engine map (vllm, sglang, tgi, llamacpp, triton, trtllm-serve, dynamo, nim, ray-vllm).",
+)
 @click.option("--model-label", help="Triton: the model whose request counters count (default: the ensemble).")
 @click.option("--interval", type=Seconds(), default=5.0, show_default=True, help="Seconds between polls.")
 @click.option("--count", type=click.IntRange(min=1), help="Stop after this many polls (default: until Ctrl-C).")
