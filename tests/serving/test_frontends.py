@@ -119,6 +119,9 @@ def test_dynamo_frontend_watch_and_rules() -> None:
     assert 'dynamo_frontend_requests_total{job="x",status="success"}' in records['rooftop:requests_finished:rate""']
     assert "dynamo_frontend_input_sequence_tokens_sum{" in records['rooftop:prompt_tokens:rate""']
     assert "rooftop:kv_usage" not in records and 'rooftop:replicas""' not in records
+    doc = yaml.safe_load(rules_yaml([rule_set("llama-3.1-8b", "h100-sxm", "dynamo")]))
+    alerts = {a["alert"] for a in doc["groups"][1]["rules"]}
+    assert "RooftopKvCachePressure" not in alerts and "RooftopDecodeMemoryBound" in alerts  # no KV use exported
 
 
 def test_nim_is_detected_and_read() -> None:
