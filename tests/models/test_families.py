@@ -2,7 +2,8 @@
 
 import pytest
 
-from rooftop.models.families import layer_kinds, refusal
+from rooftop.models.families import refusal
+from rooftop.models.layouts import layer_kinds
 
 
 def test_sliding_window_patterns():

@@ -10,12 +10,18 @@ def test_gemma3_siglip_tower_and_projector():
         "intermediate_size": 4304,
         "num_hidden_layers": 27,
         "patch_size": 14,
+        "vision_use_head": False,  # as Gemma 3's checkpoints say
     }
     h, i = 1152, 4304
     layer = 4 * (h * h + h) + (h * i + i) + (i * h + h) + 4 * h
     tower = (3 * 14 * 14 * h + h) + 64 * 64 * h + 2 * h + 27 * layer  # patches, 4096 positions, post-norm
     projector = h * 2560 + h  # mm_input_projection_weight + mm_soft_emb_norm
     assert vision_params({"model_type": "gemma3"}, vision, 2560, "x") == tower + projector == 419_816_304
+    # without the key, SiglipVisionConfig's default (True) builds the attention-pooling head: probe,
+    # in_proj (3h x h + 3h), out_proj (h x h + h), LayerNorm (2h), MLP (h x i + i + i x h + h)
+    head = h + (3 * h * h + 3 * h) + (h * h + h) + 2 * h + (h * i + i) + (i * h + h)
+    del vision["vision_use_head"]
+    assert vision_params({"model_type": "gemma3"}, vision, 2560, "x") == 419_816_304 + head
 
 
 def test_unknown_tower_is_none():

@@ -288,6 +288,8 @@ class _Step:
             ops += self.mlp("shared_", moe.shared_experts * (moe.shared_ffn or moe.expert_ffn), n, "moe")
         if moe.shared_gate:  # Qwen-MoE: sigmoid(x · w) scales the shared expert
             ops.append(self.gemm("shared_gate", s.hidden, 1, n, group="moe"))
+        if moe.post_norm:  # A.X K1: an RMSNorm on the MoE block's output
+            ops.append(self.norm("moe_post_norm", n))
         return ops
 
     def head(self) -> list[Op]:

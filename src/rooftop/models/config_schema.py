@@ -53,10 +53,12 @@ COUNTS: dict[str, tuple[int, int]] = {
     "num_local_experts": (0, MAX_EXPERTS),
     "n_routed_experts": (0, MAX_EXPERTS),
     "num_experts": (0, MAX_EXPERTS),
-    "num_experts_per_tok": (0, MAX_EXPERTS),
     "experts_per_token": (0, MAX_EXPERTS),
-    "moe_intermediate_size": (0, MAX_WIDTH),
+    "moe_num_experts": (0, MAX_EXPERTS),  # Aria
     "n_shared_experts": (0, MAX_EXPERTS),
+    "num_shared_experts": (0, MAX_EXPERTS),
+    "moe_num_shared_experts": (0, MAX_EXPERTS),  # Aria
+    "num_dense_layers": (0, MAX_LAYERS),  # AFMoE
     "shared_expert_intermediate_size": (0, MAX_WIDTH),
     "shared_intermediate_size": (0, MAX_WIDTH),
     "moe_shared_expert_intermediate_size": (0, MAX_WIDTH),
@@ -98,7 +100,14 @@ COUNTS: dict[str, tuple[int, int]] = {
 # field -> list of layer indices
 LAYER_LISTS = ("mlp_only_layers", "moe_layers", "attn_layer_indices")
 # field -> one entry per layer (a pattern string or a list of layer kinds)
-PER_LAYER = ("hybrid_override_pattern", "layers_block_type", "layer_types")
+PER_LAYER = ("hybrid_override_pattern", "layers_block_type", "layer_types", "mlp_layer_types")
+# field -> one integer, or one per layer (Hunyuan writes "moe_topk": [8, 8, ...]; fields.int_field
+# reads a list of equal entries as that entry and refuses one that varies)
+PER_LAYER_COUNTS: dict[str, tuple[int, int]] = {
+    "num_experts_per_tok": (0, MAX_EXPERTS),
+    "moe_topk": (0, MAX_EXPERTS),
+    "moe_intermediate_size": (0, MAX_WIDTH),
+}
 FLAGS = ("tie_word_embeddings", "attention_bias", "mlp_bias", "is_encoder_decoder")
 TEXTS = ("model_type", "hidden_act", "activation_function", "topk_method", "_source")
 FLOATS = ("rope_theta", "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon")  # finite when given
@@ -106,6 +115,10 @@ FLOATS = ("rope_theta", "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon") 
 
 def _count(low: int, high: int) -> Any:
     return Annotated[int, msgspec.Meta(ge=low, le=high)] | None
+
+
+def _per_layer(low: int, high: int) -> Any:
+    return Annotated[list[Annotated[int, msgspec.Meta(ge=low, le=high)]], msgspec.Meta(max_length=MAX_LAYERS)]
 
 
 _LAYER_INDEX = Annotated[int, msgspec.Meta(ge=0, le=MAX_LAYERS - 1)]
@@ -121,6 +134,7 @@ HFConfig = msgspec.defstruct(
     "HFConfig",
     [
         *((name, _count(low, high), None) for name, (low, high) in COUNTS.items()),
+        *((name, _count(low, high) | _per_layer(low, high), None) for name, (low, high) in PER_LAYER_COUNTS.items()),
         *((name, _LAYER_LIST | None, None) for name in LAYER_LISTS),
         ("moe_layer_freq", Annotated[int, msgspec.Meta(ge=1, le=MAX_LAYERS)] | _ZERO_ONE_LIST | None, None),
         *((name, _PER_LAYER | None, None) for name in PER_LAYER),
@@ -138,10 +152,10 @@ def check_config(config: dict[str, Any], where: str) -> dict[str, Any]:
     The error names the file, the field and the value: ``cfg/config.json: num_hidden_layers =
     1000000000000: must be ≤ 4,096``. A ``text_config`` (multimodal wrappers) is checked too.
     """
-    config = integral_floats(config, {*COUNTS, "moe_layer_freq"})
+    config = integral_floats(config, {*COUNTS, *PER_LAYER_COUNTS, "moe_layer_freq"})
     convert(config, HFConfig, where, SpecError)
     text = config.get("text_config")
     if isinstance(text, dict):
-        config["text_config"] = integral_floats(text, {*COUNTS, "moe_layer_freq"})
+        config["text_config"] = integral_floats(text, {*COUNTS, *PER_LAYER_COUNTS, "moe_layer_freq"})
         convert(config["text_config"], HFConfig, f"{where}: text_config", SpecError)
     return config

@@ -1,17 +1,17 @@
-"""Per-``model_type`` facts of Hugging Face configs: defaults, layer layouts, refusals.
+"""Per-``model_type`` facts of Hugging Face configs: defaults and refusals.
 
 ``FAMILIES`` holds what differs from a Llama-style decoder (norm, MLP, biases, q/k norms...) and,
-under ``fields``, defaults transformers applies to fields a config may omit. ``layout`` returns
-the per-layer token mixers and feed-forward kinds of a config; each reads the fields its family
-uses (``layer_types``, ``sliding_window_pattern``, ``attention_chunk_size``, Jamba's periods,
-Nemotron-H's pattern...). Data, not if-chains: a new family is a new row.
+under ``fields``, defaults transformers applies to fields a config may omit; ``dense_prefix`` is
+the number of leading dense layers transformers builds when a config has no ``mlp_layer_types``,
+whatever ``first_k_dense_replace`` says; ``drop_fields`` are fields transformers' class never
+reads (Hunyuan's per-layer ``moe_intermediate_size``). ``REFUSED_TYPES`` and the field tables name
+what rooftop does not model. The per-layer layouts are in ``models/layouts.py``. Data, not
+if-chains: a new family is a new row.
 """
 
 from __future__ import annotations
 
 from typing import Any
-
-from rooftop.errors import SpecError
 
 LLAMA: dict[str, Any] = {}
 LAYERNORM_GELU = {"norm": "layer", "gated_mlp": False, "activation": "gelu"}
@@ -128,6 +128,50 @@ FAMILIES: dict[str, dict[str, Any]] = {
     "glm4_moe": {"qkv_bias": True, "o_bias": False},
     "flex_olmo": {"qk_norm": True, "qk_norm_full": True},
     "apertus": {"gated_mlp": False, "activation": "xielu", "qk_norm": True},
+    "apertus1p5_text": {"gated_mlp": False, "activation": "xielu", "qk_norm": True},
+    # MoE families of transformers 5.24.0: the shared experts' width is moe_intermediate_size x
+    # num_shared_experts (one MLP); routers with e_score_correction_bias keep it as a buffer
+    "hy_v3": {"qk_norm": True, "dense_prefix": 1, "fields": {"num_shared_experts": 1}},  # Hy3
+    "glm4_moe_lite": {"dense_prefix": 1},  # GLM-4.7-Flash: MLA, DeepSeek-V3's MoE
+    "exaone_moe": {  # K-EXAONE
+        "qk_norm": True,
+        "fields": {"first_k_dense_replace": 1, "num_shared_experts": 1, "sliding_window_pattern": 4},
+    },
+    "afmoe": {  # Arcee Trinity: a sigmoid output gate (gate_proj, hidden -> heads x head_dim), 4 norms
+        "qk_norm": True,
+        "attn_output_gate": True,
+        "norms_per_layer": 4,
+        "router_bias": True,  # expert_bias is a parameter here
+        "fields": {"num_dense_layers": 1, "num_shared_experts": 2, "global_attn_every_n_layers": 4},
+    },
+    # Hunyuan-A13B: every layer routes (experts and the one shared MLP are intermediate_size wide:
+    # transformers reads neither moe_intermediate_size nor num_shared_expert); per-head q/k norms
+    "hunyuan_v1_moe": {
+        "qk_norm": True,
+        "shared_experts": 1,
+        "drop_fields": ("moe_intermediate_size",),
+        "fields": {"moe_topk": 1, "num_experts": 1},
+    },
+    "axk1": {"moe_post_norm": True, "fields": {"first_k_dense_replace": 1}},  # A.X K1: DeepSeek-V3 + a norm
+    # Aria: every layer routes; experts and shared experts are intermediate_size wide
+    "aria_text": {"fields": {"moe_num_experts": 8, "moe_topk": 2, "moe_num_shared_experts": 2}},
+    # Beam: a per-head sigmoid gate with a bias on the attention output, 4 norms, 3 dense layers
+    "beam": {
+        "qk_norm": True,
+        "attn_output_gate": True,
+        "attn_gate_bias": True,
+        "norms_per_layer": 4,
+        "dense_prefix": 3,
+    },
+    "jais2": {**LAYERNORM_GELU, **ALL_BIASES, "activation": "relu2"},
+    # nanochat: RMSNorms without weights (q/k norms and the one after the embedding too), ReLU² MLP
+    "nanochat": {
+        "norm_affine": False,
+        "gated_mlp": False,
+        "activation": "relu2",
+        "qk_norm": True,
+        "embed_norm": True,
+    },
 }
 
 # Remote-code configs whose auto_map names a config class transformers ships under the same name:
@@ -153,6 +197,25 @@ REFUSED_TYPES = {
     "dbrx": "DBRX's nested attn_config / ffn_config",
     "mimo_v2_flash": "per-layer-type KV head counts and a value head size apart from the key's (MiMo-V2)",
     "minimax": "lightning-attention layers (MiniMax-01)",
+    "kimi_linear": "Kimi Delta Attention (KDA) linear-attention layers (Kimi-Linear)",
+    "bailing_hybrid": "Kimi Delta Attention (KDA) linear-attention layers (Ling hybrid)",
+    "longcat_flash": "two attention and two MLP blocks per layer with zero-computation experts (LongCat-Flash)",
+    "laguna": "per-layer query head counts and per-head softplus output gates (Laguna)",
+    "axk2": "norms scaled by a small MLP and a gated latent query (A.X K2)",
+    "dots3_note_text": "MLA widths that differ between its sliding and indexed layers (dots3)",
+    "inkling": "short convolutions on keys, values and the residual stream (Inkling)",
+    "inkling_text": "short convolutions on keys, values and the residual stream (Inkling)",
+    "inkling2": "short convolutions on keys, values and the residual stream (Inkling)",
+    "inkling2_text": "short convolutions on keys, values and the residual stream (Inkling)",
+    "inkling2_loop_text": "short convolutions on keys, values and the residual stream (Inkling)",
+    "lfm3": "short-convolution layers (LFM3)",
+    "zaya": "compressed convolutional attention and MLP routers (ZAYA)",
+    "dory": "normalized-transformer layers with learned per-channel scales (Dory)",
+    "hrm_text": "hierarchical recurrent modules run in cycles (HRM)",
+    "moshi": "a speech-text layout with audio codebooks (Moshi)",
+    "biogpt": "an offset learned-position table (BioGPT, like OPT)",
+    "modernbert-decoder": "ModernBERT's prediction head and its first layer without an attention norm",
+    "bert-generation": "a BERT encoder stack (BertGeneration)",
 }
 # Fields whose non-null presence means a structure rooftop does not model (any family).
 UNMODELLED_FIELDS = {
@@ -162,6 +225,8 @@ UNMODELLED_FIELDS = {
     "compress_ratios": "compressed sparse attention (DeepSeek-V4)",
     "hc_mult": "hyper-connections (DeepSeek-V4)",
     "audio_config": "an audio tower (encoder and projector)",
+    # BERT, RoBERTa, ELECTRA, XLM-R...: token-type embeddings, post-norm encoder layers, a pooler
+    "type_vocab_size": "token-type embeddings (a BERT-style encoder)",
 }
 # Hybrid fields: refused unless the family's layout reads them (HYBRID_FAMILIES).
 HYBRID_FAMILIES = (
@@ -174,24 +239,12 @@ HYBRID_FAMILIES = (
     "granitemoehybrid",
     "bamba",
 )
-# Families that write Mamba layers as "mamba" or "linear_attention" in layer_types (not gated DeltaNet).
-MAMBA_LAYER_TYPES = ("granitemoehybrid", "bamba")
 HYBRID_FIELDS = {
     "ssm_state_size": "state-space (Mamba) layers",
     "mamba_d_state": "state-space (Mamba) layers",
     "state_size": "state-space (Mamba) layers",
     "linear_num_key_heads": "linear-attention layers",
 }
-
-
-def count_field(config: dict[str, Any], key: str, default: int, minimum: int = 0) -> int:
-    """An integer layout field (a period, an offset, a count) or ``default`` when absent or null."""
-    value = config.get(key)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int | float) or int(value) != value or value < minimum:
-        raise SpecError(f"field {key!r} must be an integer ≥ {minimum}, got {value!r}")
-    return int(value)
 
 
 def auto_config_family(config: dict[str, Any], model_type: str) -> str | None:
@@ -237,100 +290,3 @@ def _remote_code(auto_map: Any, model_type: str) -> str:
         f"no model_type, and auto_map points to remote code{named}, which rooftop never runs;"
         " its layer layout is unknown"
     )
-
-
-def layer_kinds(config: dict[str, Any], model_type: str, layers: int) -> tuple[list[str], list[str] | None]:
-    """Per-layer token mixers and (when the family fixes them) feed-forward kinds."""
-    if model_type == "nemotron_h":
-        return _nemotron(config, layers)
-    if model_type == "jamba":
-        return _jamba(config, layers)
-    if model_type == "falcon_h1":  # attention and Mamba side by side in every layer
-        return ["full+mamba"] * layers, None
-    if model_type in MAMBA_LAYER_TYPES:
-        return _mamba_layer_types(config, model_type, layers), None
-    if model_type in ("qwen3_next",) and not config.get("layer_types"):
-        every = count_field(config, "full_attention_interval", 4, minimum=1)
-        return ["linear" if (i + 1) % every else "full" for i in range(layers)], None
-    return _attention_kinds(config, model_type, layers), None
-
-
-TYPE_NAMES = {
-    "full_attention": "full",
-    # NVIDIA's GLM-5.2 checkpoints: every layer full attention with DSA's top-k (the indexer bounds it)
-    "deepseek_sparse_attention": "full",
-    "sliding_attention": "sliding",
-    "chunked_attention": "chunked",
-    "linear_attention": "linear",
-}
-
-
-def _attention_kinds(config: dict[str, Any], model_type: str, layers: int) -> list[str]:
-    window = config.get("sliding_window")
-    if isinstance(config.get("layer_types"), list):
-        names = config["layer_types"]
-        if len(names) != layers or any(n not in TYPE_NAMES for n in names):
-            raise SpecError(f"field 'layer_types' must list {layers} of {', '.join(TYPE_NAMES)}")
-        return [TYPE_NAMES[n] for n in names]
-    if model_type == "llama4_text" and config.get("attention_chunk_size"):
-        every = count_field(config, "no_rope_layer_interval", 4, minimum=1)
-        return ["chunked" if (i + 1) % every else "full" for i in range(layers)]
-    if not window:
-        return ["full"] * layers
-    pattern = config.get("sliding_window_pattern")
-    if isinstance(pattern, str) and pattern:  # EXAONE-4: "LLLG", L sliding, G global
-        return ["sliding" if pattern[i % len(pattern)] == "L" else "full" for i in range(layers)]
-    if model_type == "gemma2":
-        pattern = 2
-    if isinstance(pattern, int) and pattern > 0:
-        return ["sliding" if (i + 1) % pattern else "full" for i in range(layers)]
-    if model_type in ("qwen2", "qwen2_moe", "qwen2_5_vl", "qwen3", "qwen3_moe"):
-        if not config.get("use_sliding_window"):
-            return ["full"] * layers
-        start = count_field(config, "max_window_layers", 0)
-        return ["sliding" if i >= start else "full" for i in range(layers)]
-    return ["sliding"] * layers  # Mistral-v0.1, StarCoder2, Phi-3: every layer
-
-
-BLOCK_LETTERS = {"mamba": "M", "linear_attention": "M", "attention": "*", "full_attention": "*", "mlp": "-", "moe": "E"}
-
-
-def nemotron_pattern(config: dict[str, Any]) -> str:
-    """Nemotron-H's layer pattern: ``hybrid_override_pattern``, or transformers 5's ``layers_block_type``."""
-    if config.get("hybrid_override_pattern"):
-        return str(config["hybrid_override_pattern"])
-    blocks = config.get("layers_block_type") or []
-    return "".join(BLOCK_LETTERS.get(str(b), "?") for b in blocks)
-
-
-def _mamba_layer_types(config: dict[str, Any], model_type: str, layers: int) -> list[str]:
-    """Granite-4 (``layer_types``: mamba | attention) and Bamba (``attn_layer_indices``)."""
-    if isinstance(config.get("layer_types"), list):
-        names = {"mamba": "mamba", "linear_attention": "mamba", "attention": "full", "full_attention": "full"}
-        types = config["layer_types"]
-        if len(types) != layers or any(t not in names for t in types):
-            raise SpecError(f"field 'layer_types' must list {layers} of mamba, attention")
-        return [names[t] for t in types]
-    attention = config.get("attn_layer_indices") or []
-    if not isinstance(attention, list) or not all(isinstance(i, int) for i in attention):
-        raise SpecError(f"field 'attn_layer_indices' must be a list of layer indices, got {attention!r}")
-    return ["full" if i in attention else "mamba" for i in range(layers)]
-
-
-def _nemotron(config: dict[str, Any], layers: int) -> tuple[list[str], list[str]]:
-    pattern = nemotron_pattern(config)
-    if len(pattern) != layers or set(pattern) - set("M*-E"):
-        raise SpecError(f"field 'hybrid_override_pattern' must have {layers} of M * - E")
-    mixers = {"M": "mamba", "*": "full", "-": "none", "E": "none"}
-    ffns = {"M": "none", "*": "none", "-": "dense", "E": "moe"}
-    return [mixers[c] for c in pattern], [ffns[c] for c in pattern]
-
-
-def _jamba(config: dict[str, Any], layers: int) -> tuple[list[str], list[str]]:
-    attn_period = count_field(config, "attn_layer_period", 8, minimum=1)
-    attn_offset = count_field(config, "attn_layer_offset", 4)
-    moe_period = count_field(config, "expert_layer_period", 2, minimum=1)
-    moe_offset = count_field(config, "expert_layer_offset", 1)
-    mixers = ["full" if i % attn_period == attn_offset else "mamba" for i in range(layers)]
-    ffns = ["moe" if i % moe_period == moe_offset else "dense" for i in range(layers)]
-    return mixers, ffns

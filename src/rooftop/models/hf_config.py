@@ -18,48 +18,29 @@ from typing import Any
 from rooftop.core.safejson import read_json
 from rooftop.errors import SpecError
 from rooftop.models.config_schema import check_config
-from rooftop.models.families import (
-    FAMILIES,
-    LLAMA,
-    TEXT_CONFIG_FIELDS,
-    auto_config_family,
-    count_field,
-    layer_kinds,
-    nemotron_pattern,
-    refusal,
-)
+from rooftop.models.families import FAMILIES, LLAMA, TEXT_CONFIG_FIELDS, auto_config_family, refusal
+from rooftop.models.fields import get_field as _get
+from rooftop.models.fields import int_field as _int
+from rooftop.models.hf_moe import mla, moe
+from rooftop.models.layouts import layer_kinds, nemotron_pattern
 from rooftop.models.mixers import Indexer, LinearAttention, StateSpace
-from rooftop.models.spec import MLA, ModelSpec, MoE
+from rooftop.models.spec import ModelSpec
 from rooftop.models.vision import vision_params
 
-ALIASES = {  # canonical name -> other spellings, first hit wins
-    "num_hidden_layers": ("n_layer", "num_layers"),
-    "hidden_size": ("n_embd", "n_embed", "d_model"),
-    "num_attention_heads": ("n_head",),
-    "intermediate_size": ("n_inner", "ffn_dim", "ffn_hidden_size"),
-    "max_position_embeddings": ("n_positions", "n_ctx"),
-    "num_experts_per_tok": ("experts_per_token",),
-}
 # Flags read from the config when present; the family table gives the default. attention_bias
 # covers the attention projections; Falcon's bias and StarCoder2's use_bias cover the MLP too,
 # unless the family says otherwise (InternLM's bias: bias_covers_mlp False).
 BIAS_FIELDS = ("attention_bias", "bias", "use_bias")
-
-
-def _get(config: dict[str, Any], key: str, default: Any = None) -> Any:
-    for name in (key, *ALIASES.get(key, ())):
-        if config.get(name) is not None:
-            return config[name]
-    return default
-
-
-def _int(config: dict[str, Any], key: str, where: str, default: int | None = None) -> int:
-    value = _get(config, key, default)
-    if value is None:
-        raise SpecError(f"{where}: missing field {key!r}")
-    if isinstance(value, bool) or not isinstance(value, int | float) or int(value) != value:
-        raise SpecError(f"{where}: field {key!r} must be an integer, got {value!r}")
-    return int(value)
+# Structure flags only the family table sets (ModelSpec fields of the same name, False by default)
+FAMILY_FLAGS = (
+    "qk_norm",
+    "qk_norm_full",
+    "learned_positions",
+    "lm_head_bias",
+    "embed_norm",
+    "attn_sinks",
+    "attn_gate_bias",
+)
 
 
 def _text_part(config: dict[str, Any], where: str) -> tuple[dict[str, Any], dict[str, Any] | None]:
@@ -99,7 +80,9 @@ def spec_from_config(config: Any, name: str, where: str = "config.json") -> Mode
         notes.append(f"model_type {model_type!r} read as a Llama-style decoder")
     arch = FAMILIES.get(model_type, LLAMA)
     nested = TEXT_CONFIG_FIELDS.get(model_type, {}) if config is not top else {}
-    config = {**arch.get("fields", {}), **nested, **{k: v for k, v in config.items() if v is not None}}
+    drop = arch.get("drop_fields", ())  # fields transformers' class never reads
+    given = {k: v for k, v in config.items() if v is not None and k not in drop}
+    config = {**arch.get("fields", {}), **nested, **given}
     try:
         fields = _shape_fields(config, model_type, arch, where)
         fields |= _layer_fields(config, model_type, fields["layers"], where)
@@ -169,7 +152,7 @@ def _shape_fields(config: dict[str, Any], model_type: str, arch: dict[str, Any],
         "o_bias": arch.get("o_bias", False) if bias is None or "o_bias" in arch else bias,
         "mlp_bias": bool(config.get("mlp_bias", arch.get("mlp_bias", False) if mlp_bias is None else mlp_bias)),
     }
-    for key in ("qk_norm", "qk_norm_full", "learned_positions", "lm_head_bias", "embed_norm", "attn_sinks"):
+    for key in FAMILY_FLAGS:
         fields[key] = arch.get(key, False)
     fields["norm_bias"] = arch.get("norm_bias", True)
     fields["norm_affine"] = arch.get("norm_affine", True)
@@ -211,7 +194,7 @@ def _norms_per_layer(config: dict[str, Any], model_type: str, arch: dict[str, An
 def _layer_fields(config: dict[str, Any], model_type: str, layers: int, where: str) -> dict[str, Any]:
     """Per-layer mixers and feed-forwards, windows, MoE, MLA, linear attention and Mamba shapes."""
     mixers, ffns = layer_kinds(config, model_type, layers)
-    out: dict[str, Any] = {"moe": _moe(config, model_type, layers, where), "mla": _mla(config, where)}
+    out: dict[str, Any] = {"moe": moe(config, model_type, layers, where), "mla": mla(config, where)}
     if config.get("index_topk"):
         out["indexer"] = Indexer(
             heads=_int(config, "index_n_heads", where),
@@ -276,66 +259,6 @@ def _ssm(config: dict[str, Any], model_type: str, where: str) -> StateSpace:
         groups=_int(config, "n_groups", where, default=1),
         conv_bias=bool(config.get("use_conv_bias", True)),
         proj_bias=bool(config.get("mamba_proj_bias", config.get("use_bias", False))),
-    )
-
-
-def _moe(config: dict[str, Any], model_type: str, layers: int, where: str) -> MoE | None:
-    experts = _get(config, "num_local_experts") or _get(config, "n_routed_experts") or _get(config, "num_experts")
-    if not experts:
-        return None
-    arch = FAMILIES.get(model_type, LLAMA)
-    top_k = _int(config, "num_experts_per_tok", where)
-    expert_ffn = _int(config, "moe_intermediate_size", where, default=_get(config, "intermediate_size"))
-    shared = count_field(config, "n_shared_experts", 0) or arch.get("shared_experts", 0)
-    shared_ffn = count_field(config, "shared_expert_intermediate_size", 0)
-    shared_ffn = shared_ffn or count_field(config, "shared_intermediate_size", 0)  # Granite-4
-    shared_ffn = shared_ffn or count_field(config, "moe_shared_expert_intermediate_size", 0)  # Nemotron-3
-    if shared_ffn and not shared:  # Qwen-MoE: one shared expert of its own width
-        shared = 1
-    return MoE(
-        experts=int(experts),
-        top_k=top_k,
-        expert_ffn=expert_ffn,
-        shared_experts=shared,
-        shared_ffn=shared_ffn,
-        dense_layers=_dense_layers(config, model_type, layers),
-        router_bias=config.get("topk_method") == "noaux_tc" or arch.get("router_bias", False),
-        expert_bias=arch.get("expert_bias", False),
-        shared_gate=bool(shared and arch.get("shared_gate", False)),
-    )
-
-
-def _dense_layers(config: dict[str, Any], model_type: str, layers: int) -> tuple[int, ...]:
-    """Layers that use the dense MLP instead of experts."""
-    if model_type == "llama4_text":
-        step = count_field(config, "interleave_moe_layer_step", 1, minimum=1)
-        listed = config.get("moe_layers")
-        if listed is not None and not (isinstance(listed, list) and all(isinstance(i, int) for i in listed)):
-            raise SpecError(f"field 'moe_layers' must be a list of layer indices, got {listed!r}")
-        moe_layers = set(listed or range(step - 1, layers, step))
-        return tuple(i for i in range(layers) if i not in moe_layers)
-    dense = set(range(count_field(config, "first_k_dense_replace", 0)))
-    per_layer = config.get("moe_layer_freq")
-    if isinstance(per_layer, list):  # one 0 (dense) or 1 (MoE) per layer
-        if len(per_layer) != layers or set(per_layer) - {0, 1}:
-            raise SpecError(f"field 'moe_layer_freq' must be an integer or {layers} zeros and ones")
-        return tuple(sorted(dense | {i for i, moe in enumerate(per_layer) if not moe}))
-    freq = count_field(config, "moe_layer_freq", 1, minimum=1)
-    freq = count_field(config, "decoder_sparse_step", freq, minimum=1)
-    dense |= {i for i in range(layers) if i % freq}
-    dense |= set(config.get("mlp_only_layers") or ())
-    return tuple(sorted(dense))
-
-
-def _mla(config: dict[str, Any], where: str) -> MLA | None:
-    if not config.get("kv_lora_rank"):
-        return None
-    return MLA(
-        kv_lora_rank=_int(config, "kv_lora_rank", where),
-        qk_nope_head_dim=_int(config, "qk_nope_head_dim", where),
-        qk_rope_head_dim=_int(config, "qk_rope_head_dim", where),
-        v_head_dim=_int(config, "v_head_dim", where),
-        q_lora_rank=config.get("q_lora_rank") or None,
     )
 
 

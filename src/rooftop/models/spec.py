@@ -1,11 +1,11 @@
 """ModelSpec: the frozen shape of a decoder-only transformer, with derived fields in one place.
 
 Covers dense Llama-style models, GQA/MQA, MoE (routed top-k experts, shared experts, dense
-layers anywhere, expert biases), MLA (DeepSeek's latent KV cache), tied embeddings, learned
-position embeddings (GPT-2), LayerNorm vs RMSNorm, gated vs plain MLPs, biases, q/k norms (per
-head or full width), attention sinks, and per-layer token mixers: full, sliding-window or
-chunked attention, gated DeltaNet and Mamba layers (``mixers``), with their own feed-forward
-kinds (``ffns``).
+layers anywhere, expert biases, a norm after the experts), MLA (DeepSeek's latent KV cache), tied
+embeddings, learned position embeddings (GPT-2), LayerNorm vs RMSNorm, gated vs plain MLPs,
+biases, q/k norms (per head or full width), attention sinks and output gates, and per-layer token
+mixers: full, sliding-window or chunked attention, gated DeltaNet and Mamba layers (``mixers``),
+with their own feed-forward kinds (``ffns``).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ class MoE:
     router_bias: bool = False  # DeepSeek's e_score_correction_bias, gpt-oss's router bias
     expert_bias: bool = False  # gpt-oss: gate_up and down biases per expert
     shared_gate: bool = False  # Qwen-MoE: a sigmoid gate (hidden -> 1) on the shared expert
+    post_norm: bool = False  # A.X K1: an RMSNorm on the MoE block's output
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,7 @@ class ModelSpec:
     embed_norm: bool = False  # BLOOM: a LayerNorm right after the embedding
     attn_sinks: bool = False  # gpt-oss: one learned sink logit per head
     attn_output_gate: bool = False  # Qwen3-Next/3.5: q_proj also emits a sigmoid gate per head
+    attn_gate_bias: bool = False  # Beam: that gate has one bias per head
     moe: MoE | None = None
     mla: MLA | None = None
     indexer: Indexer | None = None  # DeepSeek sparse attention: each query attends to its top-k keys
@@ -233,9 +235,9 @@ class ModelSpec:
             params += q_out + 2 * self.kv_dim
         if self.o_bias:
             params += h
-        if self.qk_norm:
+        if self.qk_norm and self.norm_affine:
             params += self.q_dim + self.kv_dim if self.qk_norm_full else 2 * self.head_dim
-        return params + (self.heads if self.attn_sinks else 0)
+        return params + self.heads * (self.attn_sinks + self.attn_gate_bias)
 
     def mixer_params(self, layer: int) -> int:
         """Parameters of the token mixer of ``layer``."""
@@ -251,7 +253,7 @@ class ModelSpec:
         params = mats * self.hidden * width
         if self.mlp_bias if bias is None else bias:
             params += (mats - 1) * width + self.hidden
-        return params
+        return params + (2 if self.activation == "xielu" else 0)  # xIELU's learned alpha_p, alpha_n
 
     def ffn_params(self, layer: int, active: bool = False) -> int:
         """Parameters of one layer's feed-forward; ``active`` counts only top-k + shared experts."""
@@ -263,7 +265,7 @@ class ModelSpec:
         params = routed * self.mlp_params(moe.expert_ffn, bias=moe.expert_bias)
         params += moe.shared_experts * self.mlp_params(moe.shared_ffn or moe.expert_ffn, bias=False)
         params += self.hidden * moe.experts + (moe.experts if moe.router_bias else 0)
-        return params + (self.hidden if moe.shared_gate else 0)
+        return params + (self.hidden if moe.shared_gate else 0) + (self.norm_params if moe.post_norm else 0)
 
     @property
     def norm_params(self) -> int:

@@ -26,11 +26,17 @@ def _linear(k: int, n: int, bias: bool = True) -> int:
 
 
 def _siglip(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
-    """Gemma 3: SigLIP encoder (LayerNorms, biased projections, GELU MLP) + the mm projector."""
+    """Gemma 3: SigLIP encoder (LayerNorms, biased projections, GELU MLP) + the mm projector.
+
+    ``vision_use_head`` (SiglipVisionConfig's default True; Gemma 3's checkpoints say false) adds the
+    attention-pooling head: a probe, a biased multi-head attention, a LayerNorm and an MLP.
+    """
     h, i = _int(v, "hidden_size", where, 768), _int(v, "intermediate_size", where, 3072)
     patch, size = _int(v, "patch_size", where, 16), _int(v, "image_size", where, 224)
     layer = 4 * _linear(h, h) + _linear(h, i) + _linear(i, h) + 2 * 2 * h
     tower = _linear(3 * patch * patch, h) + (size // patch) ** 2 * h + 2 * h
+    head = h + _linear(h, 3 * h) + _linear(h, h) + 2 * h + _linear(h, i) + _linear(i, h)
+    tower += head if v.get("vision_use_head", True) else 0
     return tower + _int(v, "num_hidden_layers", where, 12) * layer + h * text_hidden + h
 
 

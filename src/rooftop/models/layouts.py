@@ -1,0 +1,134 @@
+"""Per-layer layouts of Hugging Face configs: each layer's token mixer and feed-forward kind.
+
+Each family's layout reads the fields it uses (``layer_types``, ``sliding_window_pattern``,
+``attention_chunk_size``, Jamba's periods, Nemotron-H's pattern, Granite-4 and Bamba's Mamba
+layers...). A ``layer_types`` entry rooftop does not know is refused by name.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rooftop.errors import SpecError
+from rooftop.models.fields import count_field, get_field
+
+# Families that write Mamba layers as "mamba" or "linear_attention" in layer_types (not gated DeltaNet).
+MAMBA_LAYER_TYPES = ("granitemoehybrid", "bamba")
+
+
+def layer_kinds(config: dict[str, Any], model_type: str, layers: int) -> tuple[list[str], list[str] | None]:
+    """Per-layer token mixers and (when the family fixes them) feed-forward kinds."""
+    if model_type == "nemotron_h":
+        return _nemotron(config, layers)
+    if model_type == "jamba":
+        return _jamba(config, layers)
+    if model_type == "falcon_h1":  # attention and Mamba side by side in every layer
+        return ["full+mamba"] * layers, None
+    if model_type in MAMBA_LAYER_TYPES:
+        return _mamba_layer_types(config, model_type, layers), None
+    if model_type in ("qwen3_next",) and not config.get("layer_types"):
+        every = count_field(config, "full_attention_interval", 4, minimum=1)
+        return ["linear" if (i + 1) % every else "full" for i in range(layers)], None
+    return _attention_kinds(config, model_type, layers), None
+
+
+TYPE_NAMES = {
+    "full_attention": "full",
+    # NVIDIA's GLM-5.2 checkpoints: every layer full attention with DSA's top-k (the indexer bounds it)
+    "deepseek_sparse_attention": "full",
+    "sliding_attention": "sliding",
+    "chunked_attention": "chunked",
+    "linear_attention": "linear",
+}
+
+
+def _attention_kinds(config: dict[str, Any], model_type: str, layers: int) -> list[str]:
+    window = config.get("sliding_window")
+    if isinstance(config.get("layer_types"), list):
+        return [TYPE_NAMES[n] for n in _known_types(config["layer_types"], layers)]
+    if model_type == "llama4_text" and config.get("attention_chunk_size"):
+        every = count_field(config, "no_rope_layer_interval", 4, minimum=1)
+        return ["chunked" if (i + 1) % every else "full" for i in range(layers)]
+    if not window:
+        return ["full"] * layers
+    pattern = get_field(config, "sliding_window_pattern")
+    if isinstance(pattern, str) and pattern:  # EXAONE-4: "LLLG", L sliding, G global
+        return ["sliding" if pattern[i % len(pattern)] == "L" else "full" for i in range(layers)]
+    if model_type == "gemma2":
+        pattern = 2
+    if isinstance(pattern, int) and pattern > 0:
+        return ["sliding" if (i + 1) % pattern else "full" for i in range(layers)]
+    if model_type in ("qwen2", "qwen2_moe", "qwen2_5_vl", "qwen3", "qwen3_moe"):
+        if not config.get("use_sliding_window"):
+            return ["full"] * layers
+        start = count_field(config, "max_window_layers", 0)
+        return ["sliding" if i >= start else "full" for i in range(layers)]
+    return ["sliding"] * layers  # Mistral-v0.1, StarCoder2, Phi-3: every layer
+
+
+def _known_types(names: list[Any], layers: int) -> list[str]:
+    """``layer_types`` when it lists one known type per layer; an unknown type is refused by name."""
+    if unknown := sorted({str(n)[:40] for n in names if n not in TYPE_NAMES}):
+        raise SpecError(
+            f"field 'layer_types' names layer type {unknown[0]!r}, which rooftop does not model"
+            f" (it models {', '.join(TYPE_NAMES)})"
+        )
+    if len(names) != layers:
+        raise SpecError(f"field 'layer_types' lists {len(names)} layers for num_hidden_layers {layers}")
+    return [str(n) for n in names]
+
+
+def dense_mlp_layers(config: dict[str, Any], layers: int) -> set[int] | None:
+    """The dense layers ``mlp_layer_types`` names ("dense" | "sparse" per layer), or None without it."""
+    kinds = config.get("mlp_layer_types")
+    if not isinstance(kinds, list):
+        return None
+    if unknown := sorted({str(k)[:40] for k in kinds if k not in ("dense", "sparse")}):
+        raise SpecError(f"field 'mlp_layer_types' names MLP type {unknown[0]!r}, which rooftop does not model")
+    if len(kinds) != layers:
+        raise SpecError(f"field 'mlp_layer_types' lists {len(kinds)} layers for num_hidden_layers {layers}")
+    return {i for i, kind in enumerate(kinds) if kind == "dense"}
+
+
+BLOCK_LETTERS = {"mamba": "M", "linear_attention": "M", "attention": "*", "full_attention": "*", "mlp": "-", "moe": "E"}
+
+
+def nemotron_pattern(config: dict[str, Any]) -> str:
+    """Nemotron-H's layer pattern: ``hybrid_override_pattern``, or transformers 5's ``layers_block_type``."""
+    if config.get("hybrid_override_pattern"):
+        return str(config["hybrid_override_pattern"])
+    blocks = config.get("layers_block_type") or []
+    return "".join(BLOCK_LETTERS.get(str(b), "?") for b in blocks)
+
+
+def _mamba_layer_types(config: dict[str, Any], model_type: str, layers: int) -> list[str]:
+    """Granite-4 (``layer_types``: mamba | attention) and Bamba (``attn_layer_indices``)."""
+    if isinstance(config.get("layer_types"), list):
+        names = {"mamba": "mamba", "linear_attention": "mamba", "attention": "full", "full_attention": "full"}
+        types = config["layer_types"]
+        if len(types) != layers or any(t not in names for t in types):
+            raise SpecError(f"field 'layer_types' must list {layers} of mamba, attention")
+        return [names[t] for t in types]
+    attention = config.get("attn_layer_indices") or []
+    if not isinstance(attention, list) or not all(isinstance(i, int) for i in attention):
+        raise SpecError(f"field 'attn_layer_indices' must be a list of layer indices, got {attention!r}")
+    return ["full" if i in attention else "mamba" for i in range(layers)]
+
+
+def _nemotron(config: dict[str, Any], layers: int) -> tuple[list[str], list[str]]:
+    pattern = nemotron_pattern(config)
+    if len(pattern) != layers or set(pattern) - set("M*-E"):
+        raise SpecError(f"field 'hybrid_override_pattern' must have {layers} of M * - E")
+    mixers = {"M": "mamba", "*": "full", "-": "none", "E": "none"}
+    ffns = {"M": "none", "*": "none", "-": "dense", "E": "moe"}
+    return [mixers[c] for c in pattern], [ffns[c] for c in pattern]
+
+
+def _jamba(config: dict[str, Any], layers: int) -> tuple[list[str], list[str]]:
+    attn_period = count_field(config, "attn_layer_period", 8, minimum=1)
+    attn_offset = count_field(config, "attn_layer_offset", 4)
+    moe_period = count_field(config, "expert_layer_period", 2, minimum=1)
+    moe_offset = count_field(config, "expert_layer_offset", 1)
+    mixers = ["full" if i % attn_period == attn_offset else "mamba" for i in range(layers)]
+    ffns = ["moe" if i % moe_period == moe_offset else "dense" for i in range(layers)]
+    return mixers, ffns

@@ -1,0 +1,111 @@
+"""Families the default-config survey found counted wrong or refused without a reason (2026 rows).
+
+Counts of transformers 5.24.0's meta-device build; the default configs themselves are covered by
+test_default_configs.py. The two published configs below are written out, not vendored: the
+copies found on GitHub (a model report, a Swift test fixture) sit in repositories whose licence
+could not be established. Their shape fields are as published.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rooftop.errors import SpecError
+from rooftop.models.hf_config import spec_from_config
+
+GLM_4_7_FLASH = {  # zai-org/GLM-4.7-Flash
+    "architectures": ["Glm4MoeLiteForCausalLM"],
+    "attention_bias": False,
+    "hidden_act": "silu",
+    "hidden_size": 2048,
+    "intermediate_size": 10240,
+    "max_position_embeddings": 202752,
+    "model_type": "glm4_moe_lite",
+    "moe_intermediate_size": 1536,
+    "topk_method": "noaux_tc",
+    "num_attention_heads": 20,
+    "n_group": 1,
+    "topk_group": 1,
+    "n_routed_experts": 64,
+    "n_shared_experts": 1,
+    "num_experts_per_tok": 4,
+    "first_k_dense_replace": 1,
+    "num_hidden_layers": 47,
+    "num_key_value_heads": 20,
+    "num_nextn_predict_layers": 1,
+    "tie_word_embeddings": False,
+    "q_lora_rank": 768,
+    "kv_lora_rank": 512,
+    "qk_nope_head_dim": 192,
+    "qk_rope_head_dim": 64,
+    "v_head_dim": 256,
+    "vocab_size": 154880,
+}
+HUNYUAN_A13B = {  # tencent/Hunyuan-A13B-Instruct
+    "architectures": ["HunYuanMoEV1ForCausalLM"],
+    "attention_bias": False,
+    "attention_head_dim": 128,
+    "hidden_size": 4096,
+    "intermediate_size": 3072,
+    "model_type": "hunyuan_v1_moe",
+    "moe_intermediate_size": [3072] * 32,
+    "moe_topk": [8] * 32,
+    "num_attention_heads": 32,
+    "num_experts": 64,
+    "num_hidden_layers": 32,
+    "num_key_value_heads": 8,
+    "num_shared_expert": [1] * 32,
+    "tie_word_embeddings": True,
+    "use_cla": False,
+    "use_mixed_mlp_moe": True,
+    "use_qk_norm": True,
+    "vocab_size": 128167,
+}
+
+
+def test_glm_4_7_flash_mla_moe_with_a_dense_first_layer():
+    spec = spec_from_config(GLM_4_7_FLASH, "glm-4.7-flash")
+    assert spec.notes == () and spec.moe is not None and spec.moe.dense_layers == (0,)
+    # transformers: 29,943,390,976; rooftop counts the 46 MoE layers' e_score_correction_bias
+    # (64 each, stored in the checkpoint, a buffer in transformers 5) as DeepSeek-V3's: 2,944 more
+    assert spec.param_count() == 29_943_390_976 + 46 * 64
+    assert spec.kv_elements_per_token == 47 * (512 + 64)  # MLA's latent and rope key
+
+
+def test_hunyuan_a13b_routes_every_layer_with_one_shared_mlp():
+    spec = spec_from_config(HUNYUAN_A13B, "hunyuan-a13b")
+    assert spec.moe is not None and (spec.moe.experts, spec.moe.top_k, spec.moe.shared_experts) == (64, 8, 1)
+    assert spec.moe.dense_layers == () and spec.qk_norm and spec.tied_embeddings
+    # transformers (built with head_dim 128: its class reads no attention_head_dim) counts 80,393,183,232:
+    # per layer attention 2 x 4096 x 4096 + 2 x 4096 x 1024 + q/k norms 256, router 64 x 4096,
+    # 65 MLPs of 3 x 4096 x 3072 (64 experts and the shared one), two norms
+    per_layer = 2 * 4096 * 4096 + 2 * 4096 * 1024 + 256 + 64 * 4096 + 65 * 3 * 4096 * 3072 + 2 * 4096
+    assert spec.param_count() == 32 * per_layer + 128167 * 4096 + 4096 == 80_393_183_232
+    assert spec.param_count(active=True) == 12_747_448_320  # 8 routed + the shared MLP
+
+
+def test_per_layer_top_k_that_varies_is_refused():
+    with pytest.raises(SpecError, match="'num_experts_per_tok' varies per layer"):
+        spec_from_config({**HUNYUAN_A13B, "moe_topk": [8] * 31 + [4]}, "x")
+
+
+def test_output_gates_post_moe_norm_and_weightless_norms():
+    base = {"hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 96, "vocab_size": 128}
+    llama = spec_from_config({**base, "num_hidden_layers": 1}, "x").attention_params()
+    gated = spec_from_config({**base, "num_hidden_layers": 1, "model_type": "beam", "num_experts": 0}, "x")
+    assert gated.attention_params() - llama == 64 * 64 + 4 + 2 * 16  # gate_proj, a bias per head, q/k norms
+    moe = {**base, "num_hidden_layers": 2, "n_routed_experts": 4, "num_experts_per_tok": 2}
+    plain, axk1 = spec_from_config(moe, "x"), spec_from_config({**moe, "model_type": "axk1"}, "x")
+    assert axk1.moe is not None and axk1.moe.post_norm and axk1.moe.dense_layers == (0,)  # its default
+    assert axk1.ffn_params(1) - plain.ffn_params(1) == 64  # the RMSNorm after the experts
+    nano = spec_from_config({**base, "num_hidden_layers": 1, "model_type": "nanochat"}, "x")
+    assert nano.attention_params() == llama and nano.norm_params == 0  # q/k norms without weights
+
+
+def test_bert_style_encoders_and_unknown_layer_types_are_refused_by_name():
+    bert = {"hidden_size": 768, "num_attention_heads": 12, "num_hidden_layers": 12, "intermediate_size": 3072}
+    with pytest.raises(SpecError, match="'type_vocab_size' announces token-type embeddings"):
+        spec_from_config({**bert, "vocab_size": 30522, "type_vocab_size": 2, "model_type": "newbert"}, "x")
+    typed = {**bert, "vocab_size": 8, "layer_types": ["full_attention"] * 11 + ["indexed_attention"]}
+    with pytest.raises(SpecError, match="layer type 'indexed_attention', which rooftop does not model"):
+        spec_from_config(typed, "x")
