@@ -80,6 +80,52 @@ SHRINK: dict[str, dict[str, Any]] = {
 }
 
 
+MLA_SMALL = {
+    "num_key_value_heads": 4,
+    "head_dim": None,
+    "q_lora_rank": 48,
+    "kv_lora_rank": 32,
+    "qk_nope_head_dim": 16,
+    "qk_rope_head_dim": 8,
+    "v_head_dim": 16,
+}
+MOE_SMALL = {"num_experts_per_tok": 2, "moe_intermediate_size": 32, "n_group": 1, "topk_group": 1}
+WINDOWED = {"sliding_window": 64, "layer_types": ["sliding_attention"] * 3 + ["full_attention"]}
+# transformers' default config of a model type (tests/data/default_configs.json), shrunk the same way
+DEFAULT_SHRINK: dict[str, dict[str, Any]] = {
+    "afmoe": {**SMALL, **MOE_SMALL, **WINDOWED, "num_hidden_layers": 4, "num_key_value_heads": 2, "num_experts": 4},
+    "hy_v3": {**SMALL, **MOE_SMALL, "num_hidden_layers": 3, "num_key_value_heads": 2, "num_experts": 4},
+    "exaone_moe": {
+        **SMALL,
+        **MOE_SMALL,
+        **WINDOWED,
+        "num_hidden_layers": 4,
+        "num_key_value_heads": 2,
+        "num_experts": 4,
+    },
+    "beam": {**SMALL, **MOE_SMALL, **WINDOWED, "num_hidden_layers": 4, "num_key_value_heads": 2, "num_experts": 4},
+    "glm4_moe_lite": {**SMALL, **MOE_SMALL, **MLA_SMALL, "num_hidden_layers": 3, "n_routed_experts": 8},
+    "axk1": {**SMALL, **MOE_SMALL, **MLA_SMALL, "num_hidden_layers": 3, "n_routed_experts": 8},
+    "aria_text": {**SMALL, "num_hidden_layers": 2, "num_key_value_heads": 2, "moe_num_experts": 4},
+    "jais2": {**SMALL, "num_hidden_layers": 2, "num_key_value_heads": 4},
+    "nanochat": {**SMALL, "num_hidden_layers": 2, "num_key_value_heads": 2},
+    "apertus1p5_text": {**SMALL, "num_hidden_layers": 2, "num_key_value_heads": 2},
+}
+
+
+def shrunk_default(model_type: str) -> dict[str, Any]:
+    """transformers' default config of ``model_type`` with sizes from DEFAULT_SHRINK; per-layer lists cut."""
+    stored = json.loads((CONFIGS.parent / "default_configs.json").read_text(encoding="utf-8"))
+    shrunk = {**stored["counted"][model_type]["config"], **DEFAULT_SHRINK[model_type]}
+    layers = shrunk["num_hidden_layers"]
+    if isinstance(shrunk.get("mlp_layer_types"), list):  # the default's leading dense layers, then routed ones
+        dense = shrunk["mlp_layer_types"].count("dense")
+        shrunk["mlp_layer_types"] = ["dense"] * min(dense, layers - 1) + ["sparse"] * (layers - min(dense, layers - 1))
+    if isinstance(shrunk.get("layer_types"), list) and len(shrunk["layer_types"]) != layers:
+        shrunk["layer_types"] = shrunk["layer_types"][:layers]
+    return {k: v for k, v in shrunk.items() if v is not None}
+
+
 def shrunk_config(family: str) -> dict[str, Any]:
     """The family's real config (its text part for multimodal ones) with sizes from SHRINK."""
     raw = json.loads((CONFIGS / family / "config.json").read_text(encoding="utf-8"))

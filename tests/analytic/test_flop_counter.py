@@ -12,7 +12,13 @@ from __future__ import annotations
 import pytest
 
 from rooftop.core.points import Phase
-from tests.analytic.flop_check import rooftop_matmul_flops, shrunk_config, torch_matmul_flops
+from tests.analytic.flop_check import (
+    DEFAULT_SHRINK,
+    rooftop_matmul_flops,
+    shrunk_config,
+    shrunk_default,
+    torch_matmul_flops,
+)
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
@@ -74,3 +80,17 @@ def test_llama4_shared_expert_and_interleaved_layers():
     assert rooftop_matmul_flops(dense, Phase.PREFILL, BATCH, PROMPT) == prefill
     assert rooftop_matmul_flops(dense, Phase.DECODE, BATCH, PROMPT, context=PROMPT) == decode
     assert rooftop_matmul_flops(config, Phase.PREFILL, BATCH, PROMPT) < prefill
+
+
+@pytest.mark.parametrize("model_type", sorted(DEFAULT_SHRINK))
+def test_families_from_default_configs_flops_equal_flop_counter(model_type):
+    # transformers' default config (tests/data/default_configs.json), shrunk: AFMoE's and Beam's
+    # output gates, EXAONE-MoE / Hy3 / AFMoE's shared experts and dense prefix, GLM-4.7-Flash and
+    # A.X K1's MLA (A.X K1's norm after the experts), Aria's shared experts, Jais-2 and nanochat's
+    # ReLU² MLPs. MLA's decode runs absorbed in rooftop (as FlashMLA and vLLM do), expanded in
+    # transformers' eager code: there, as for DeepSeek-V3, the prefill is compared
+    config = shrunk_default(model_type)
+    prefill, decode = torch_matmul_flops(config, BATCH, PROMPT)
+    assert rooftop_matmul_flops(config, Phase.PREFILL, BATCH, PROMPT) == prefill
+    if "kv_lora_rank" not in config:
+        assert rooftop_matmul_flops(config, Phase.DECODE, BATCH, PROMPT, context=PROMPT) == decode

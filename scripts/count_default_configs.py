@@ -1,0 +1,114 @@
+"""Store transformers' default config of a fixed list of model types, with its meta-device count.
+
+Writes tests/data/default_configs.json, which tests/models/test_default_configs.py reads (it needs
+no transformers for the stored part). For each model type of ``COUNTED``: the default config's
+``to_dict()`` (null fields, ``id2label``/``label2id`` and version keys dropped: rooftop reads a null
+field as absent), and the parameter count of the causal-LM class transformers maps the type to,
+built on ``torch.device("meta")`` (no memory, no weights): ``sum(p.numel() for p in
+model.parameters())``, tied weights once, buffers excluded. For each type of ``REFUSED``: the
+config and the phrase rooftop's one-line refusal must contain. Never ``trust_remote_code``.
+
+The list is the survey's (every model type with a causal-LM class, its default config through
+rooftop and through transformers): the types counted equal, and the types rooftop refuses by
+name. Run: PYTHONPATH=src python scripts/count_default_configs.py
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+TARGET = Path(__file__).resolve().parents[1] / "tests" / "data" / "default_configs.json"
+COUNTED = (
+    "afmoe apertus apertus1p5_text arcee aria_text axk1 bamba beam bloom codegen cohere cohere2 cwm"
+    " deepseek_v3 ernie4_5 exaone exaone4 exaone_moe falcon falcon_h1 flex_olmo gemma gemma2 gemma3"
+    " gemma3_text glm glm4 glm4_moe_lite gpt-sw3 gpt2 gpt_bigcode gpt_neox gpt_oss gptj granite"
+    " granitemoe granitemoehybrid granitemoeshared helium hy_v3 internlm3 iquestcoder jais2 jamba llama"
+    " llama4_text minicpm3 minimax_m2 ministral3 mistral mixtral nanochat nemotron_h olmo olmo2 olmo3"
+    " olmoe phi phi3 phimoe qwen2 qwen2_moe qwen3 qwen3_5_moe_text qwen3_5_text qwen3_moe qwen3_next"
+    " sarvam_mla seed_oss smollm3 solar_open stablelm starcoder2 vaultgemma youtu"
+).split()
+ENCODER = "token-type embeddings \\(a BERT-style encoder\\)"
+REFUSED = {
+    "kimi_linear": "Kimi Delta Attention",
+    "bailing_hybrid": "Kimi Delta Attention",
+    "longcat_flash": "zero-computation experts",
+    "laguna": "per-layer query head counts",
+    "axk2": "norms scaled by a small MLP",
+    "dots3_note_text": "MLA widths that differ",
+    "inkling_text": "short convolutions on keys, values",
+    "inkling2_text": "short convolutions on keys, values",
+    "inkling2_loop_text": "short convolutions on keys, values",
+    "lfm3": "short-convolution layers",
+    "zaya": "compressed convolutional attention",
+    "dory": "normalized-transformer layers",
+    "hrm_text": "hierarchical recurrent modules",
+    "moshi": "audio codebooks",
+    "biogpt": "offset learned-position table",
+    "modernbert-decoder": "ModernBERT's prediction head",
+    "bert-generation": "a BERT encoder stack",
+    **dict.fromkeys(
+        (
+            "bert big_bird camembert data2vec-text electra ernie megatron-bert rembert roberta"
+            " roberta-prelayernorm roc_bert roformer xlm-roberta xlm-roberta-xl xmod"
+        ).split(),
+        ENCODER,
+    ),
+}
+NOISE = ("id2label", "label2id", "transformers_version", "_name_or_path")
+
+
+def clean(config: dict[str, Any]) -> dict[str, Any]:
+    """``config`` without null fields and bookkeeping keys (its nested ``*_config`` too)."""
+    return {
+        k: clean(v) if isinstance(v, dict) and k.endswith("_config") else v
+        for k, v in config.items()
+        if v is not None and k not in NOISE and not k.startswith("_")
+    }
+
+
+def default_config(model_type: str) -> dict[str, Any]:
+    from transformers import AutoConfig
+
+    return clean(AutoConfig.for_model(model_type).to_dict())
+
+
+def meta_count(model_type: str, config: dict[str, Any] | None = None) -> int:
+    """transformers' parameter count of ``model_type``'s causal LM, built on the meta device."""
+    import torch
+    import transformers
+    from transformers import AutoConfig
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+    hf_config = AutoConfig.for_model(model_type, **{k: v for k, v in (config or {}).items() if k != "model_type"})
+    cls = getattr(transformers, MODEL_FOR_CAUSAL_LM_MAPPING_NAMES[model_type])
+    with torch.device("meta"):
+        model = cls(hf_config)
+    return sum(p.numel() for p in model.parameters())
+
+
+def main() -> int:
+    import transformers
+
+    out: dict[str, Any] = {"transformers": transformers.__version__, "counted": {}, "refused": {}}
+    for model_type in COUNTED:
+        out["counted"][model_type] = {"params": meta_count(model_type), "config": default_config(model_type)}
+        print(model_type, out["counted"][model_type]["params"], flush=True)
+    for model_type, why in REFUSED.items():
+        out["refused"][model_type] = {"refusal": why, "config": default_config(model_type)}
+    TARGET.write_text(dumps(out), encoding="utf-8")
+    return 0
+
+
+def dumps(out: dict[str, Any]) -> str:
+    """JSON with one line per model type (a diff shows which type changed)."""
+    lines = [f'{{"transformers": {json.dumps(out["transformers"])},']
+    for part in ("counted", "refused"):
+        rows = [f" {json.dumps(k)}: {json.dumps(v, sort_keys=True)}" for k, v in sorted(out[part].items())]
+        lines.append(f' "{part}": {{\n' + ",\n".join(rows) + "\n }" + ("," if part == "counted" else ""))
+    return "\n".join(lines) + "\n}\n"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

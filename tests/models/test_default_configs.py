@@ -1,0 +1,69 @@
+"""The survey, kept: transformers' default config of each listed model type, through rooftop.
+
+tests/data/default_configs.json (scripts/count_default_configs.py, transformers 5.24.0) holds the
+default ``to_dict()`` of 75 model types with their meta-device parameter count, and of 32 types
+rooftop refuses with the phrase its one-line refusal names. The stored part runs without
+transformers; the last tests re-run the survey live when transformers is importable (CI has it):
+the default config of today's transformers, through rooftop and through a meta-device build.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from rooftop.errors import SpecError
+from rooftop.models.hf_config import spec_from_config
+
+REPO = Path(__file__).resolve().parents[2]
+STORED = json.loads((REPO / "tests" / "data" / "default_configs.json").read_text(encoding="utf-8"))
+COUNTED, REFUSED = STORED["counted"], STORED["refused"]
+
+
+def test_the_list_covers_the_families_fixed_by_the_survey():
+    fixed = {"afmoe", "apertus1p5_text", "aria_text", "axk1", "beam", "exaone_moe", "gemma3", "glm4_moe_lite"}
+    fixed |= {"hy_v3", "jais2", "nanochat"}
+    assert fixed <= set(COUNTED) and len(COUNTED) == 75 and len(REFUSED) == 32
+
+
+@pytest.mark.parametrize("model_type", sorted(COUNTED))
+def test_default_config_count_equals_transformers(model_type):
+    entry = COUNTED[model_type]
+    assert spec_from_config(entry["config"], model_type).param_count() == entry["params"]
+
+
+@pytest.mark.parametrize("model_type", sorted(REFUSED))
+def test_default_config_refused_in_one_line_naming_the_feature(model_type):
+    entry = REFUSED[model_type]
+    with pytest.raises(SpecError, match=entry["refusal"]) as err:
+        spec_from_config(entry["config"], model_type)
+    assert "\n" not in str(err.value)
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("count_defaults", REPO / "scripts" / "count_default_configs.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["count_defaults"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("model_type", sorted(COUNTED))
+def test_live_default_config_count_equals_a_meta_build(model_type):
+    pytest.importorskip("transformers")
+    pytest.importorskip("torch")
+    script = _script()
+    config = script.default_config(model_type)
+    assert spec_from_config(config, model_type).param_count() == script.meta_count(model_type)
+
+
+@pytest.mark.parametrize("model_type", sorted(REFUSED))
+def test_live_default_config_still_refused(model_type):
+    pytest.importorskip("transformers")
+    with pytest.raises(SpecError, match=REFUSED[model_type]["refusal"]):
+        spec_from_config(_script().default_config(model_type), model_type)
