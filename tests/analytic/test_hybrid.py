@@ -92,3 +92,19 @@ def test_qwen3_next_long_context_kv_is_a_quarter_of_an_all_attention_model():
     assert hybrid == 12 * 131_073 * 2048 + 36 * 548_864 * 2
     assert dense == 48 * 131_073 * 2048
     assert round(dense / hybrid, 2) == 3.95
+
+
+def test_olmo_hybrid_gated_deltanet_and_olmo3_attention_layers():
+    import json
+
+    from rooftop.models.hf_config import spec_from_config
+
+    stored = json.loads((CONFIGS.parent / "default_configs.json").read_text())["counted"]["olmo_hybrid"]
+    spec = spec_from_config(stored["config"], "olmo-hybrid")  # transformers' default: 24 GDN + 8 attention layers
+    assert spec.param_count() == stored["params"] and spec.qk_norm_full
+    ops = {op.name: op for op in decompose(spec, Workload(phase=Phase.DECODE, batch=1, context=1024))}
+    assert ops["gdn_in_proj"].count == 24 and ops["attn_score"].count == 8
+    # q, k (30 heads x 96), v and its output gate (30 x 192), a and b (one per value head)
+    assert ops["gdn_in_proj"].cost.flops == 2 * 3840 * (2 * 2880 + 2 * 5760 + 2 * 30)
+    # state per layer: 30 value heads x 96 x 192 + conv (2 x 2880 + 5760) x 3
+    assert spec.state_elements_per_sequence == 24 * (30 * 96 * 192 + 11_520 * 3)

@@ -127,6 +127,9 @@ FAMILIES: dict[str, dict[str, Any]] = {
     "ernie4_5": {"tied_embeddings": True},  # Ernie4_5Config: tie_word_embeddings = True
     "glm4_moe": {"qkv_bias": True, "o_bias": False},
     "flex_olmo": {"qk_norm": True, "qk_norm_full": True},
+    # OLMo Hybrid: gated DeltaNet layers (q/k/v/a/b/g projections: Qwen3-Next's in_proj, split) and
+    # OLMo-3 attention layers (q/k norms over all heads, norms after attention and MLP)
+    "olmo_hybrid": {"qk_norm": True, "qk_norm_full": True},
     "apertus": {"gated_mlp": False, "activation": "xielu", "qk_norm": True},
     "apertus1p5_text": {"gated_mlp": False, "activation": "xielu", "qk_norm": True},
     # MoE families of transformers 5.24.0: the shared experts' width is moe_intermediate_size x
@@ -238,6 +241,7 @@ HYBRID_FAMILIES = (
     "falcon_h1",
     "granitemoehybrid",
     "bamba",
+    "olmo_hybrid",
 )
 HYBRID_FIELDS = {
     "ssm_state_size": "state-space (Mamba) layers",
