@@ -108,3 +108,57 @@ def test_olmo_hybrid_gated_deltanet_and_olmo3_attention_layers():
     assert ops["gdn_in_proj"].cost.flops == 2 * 3840 * (2 * 2880 + 2 * 5760 + 2 * 30)
     # state per layer: 30 value heads x 96 x 192 + conv (2 x 2880 + 5760) x 3
     assert spec.state_elements_per_sequence == 24 * (30 * 96 * 192 + 11_520 * 3)
+
+
+def test_kimi_linear_kda_layers_low_rank_gates_and_mla_layers():
+    import json
+
+    from rooftop.models.hf_config import spec_from_config
+
+    stored = json.loads((CONFIGS.parent / "default_configs.json").read_text())["counted"]["kimi_linear"]
+    spec = spec_from_config(stored["config"], "kimi-linear")  # 21 KDA layers, 6 MLA layers (the 5th, 9th...)
+    assert spec.param_count() == stored["params"] and spec.linear is not None and spec.linear.kind == "kda"
+    ops = {op.name: op for op in decompose(spec, Workload(phase=Phase.DECODE, batch=1, context=1024))}
+    assert ops["kda_in_proj"].count == 21 and ops["attn_score"].count == 6 and "gdn_in_proj" not in ops
+    # q, k, v (32 heads x 128), b (one per head), and the low halves of both gates (hidden -> 128)
+    assert ops["kda_in_proj"].cost.flops == 2 * 2304 * (3 * 4096 + 32 + 2 * 128)
+    assert ops["kda_gate_up"].cost.flops == 2 * 128 * 2 * 4096  # both gates: 128 -> 4096 channels
+    # state per layer: 32 heads x 128 x 128 + conv (3 x 4096) x 3; MLA caches its latent and rope key
+    assert spec.state_elements_per_sequence == 21 * (32 * 128 * 128 + 12_288 * 3)
+    assert spec.kv_elements_per_token == 6 * (512 + 64)
+
+
+def test_ling_hybrid_full_rank_kda_gates_and_a_gate_per_head_on_mla():
+    import json
+
+    from rooftop.models.hf_config import spec_from_config
+
+    stored = json.loads((CONFIGS.parent / "default_configs.json").read_text())["counted"]["bailing_hybrid"]
+    spec = spec_from_config(stored["config"], "ling-hybrid")  # every 6th layer attention: 35 KDA + 7 MLA
+    assert spec.param_count() == stored["params"] and spec.head_gate
+    ops = {op.name: op for op in decompose(spec, Workload(phase=Phase.DECODE, batch=1, context=1024))}
+    assert ops["kda_in_proj"].count == 35 and "kda_gate_up" not in ops
+    assert ops["kda_in_proj"].cost.flops == 2 * 2560 * (3 * 4096 + 32 + 2 * 4096)  # full-rank gates
+    assert ops["head_gate"].count == 7 and ops["head_gate"].cost.flops == 2 * 2560 * 32
+
+
+def test_kda_layouts_without_layer_types_follow_transformers():
+    import json
+
+    from rooftop.models.hf_config import spec_from_config
+
+    stored = json.loads((CONFIGS.parent / "default_configs.json").read_text())["counted"]
+    drop = ("layer_types", "mlp_layer_types", "linear_num_heads", "linear_head_dim", "linear_conv_kernel_dim")
+    kimi = {k: v for k, v in stored["kimi_linear"]["config"].items() if k not in drop}
+    full = [4, 8, 12, 16, 20, 24, 27]  # the checkpoint's 1-indexed lists
+    kimi["linear_attn_config"] = {
+        "full_attn_layers": full,
+        "head_dim": 128,
+        "num_heads": 32,
+        "short_conv_kernel_size": 4,
+    }
+    spec = spec_from_config(kimi, "kimi-linear")
+    assert [i for i in range(27) if spec.mixer(i) == "full"] == [i - 1 for i in full]
+    assert spec.param_count() == 49_122_675_072  # transformers 5.24.0 on this config
+    ling = {k: v for k, v in stored["bailing_hybrid"]["config"].items() if k not in drop} | {"head_dim": 128}
+    assert spec_from_config(ling, "ling").param_count() == stored["bailing_hybrid"]["params"]  # layer_group_size 6

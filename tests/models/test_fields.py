@@ -36,3 +36,17 @@ def test_dense_prefix_is_what_transformers_builds_without_mlp_layer_types():
     # Beam and Hy3 ignore first_k_dense_replace: three (Beam) or one (Hy3) leading dense layers
     assert dense_layers({"first_k_dense_replace": 5}, "beam", 6) == (0, 1, 2)
     assert dense_layers({}, "hy_v3", 4) == (0,)
+
+
+def test_kda_shape_reads_the_checkpoint_nesting_then_the_flat_fields_then_the_attention_heads():
+    from rooftop.models.hf_mixers import linear_attention
+
+    nested = {"linear_attn_config": {"num_heads": 16, "head_dim": 64, "short_conv_kernel_size": 3}}
+    kda = linear_attention({**nested, "linear_num_heads": 32, "linear_head_dim": 128}, "kimi_linear", "x")
+    assert (kda.kind, kda.k_heads, kda.v_head_dim, kda.conv_kernel, kda.gate_rank) == ("kda", 16, 64, 3, 64)
+    ling = linear_attention(
+        {"num_attention_heads": 32, "head_dim": 128, "short_conv_kernel_size": 4}, "bailing_hybrid", "x"
+    )
+    assert (ling.v_heads, ling.k_head_dim, ling.gate_rank) == (32, 128, 0)  # full-rank gates
+    with pytest.raises(SpecError, match="x: missing field 'linear_num_heads'"):
+        linear_attention({}, "bailing_hybrid", "x")

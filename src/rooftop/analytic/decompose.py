@@ -159,6 +159,8 @@ class _Step:
         ):
             ops += self._attention_core(suffix, s.count_mixers(*kinds), bound)
         o_in = s.heads * (s.mla.v_head_dim if s.mla else s.head_dim) // self.tp
+        if s.head_gate:  # Ling's hybrid: one sigmoid gate per head, from the hidden state
+            ops.append(self.gemm("head_gate", s.hidden, math.ceil(s.heads / self.tp), n))
         ops.append(self.gemm("o_proj", o_in, s.hidden, n))
         return [*ops, *self.all_reduce("tp_allreduce_attn", self.layers - s.count_mixers("none"))]
 

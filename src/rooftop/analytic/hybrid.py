@@ -1,4 +1,4 @@
-"""Operators of the recurrent token mixers of hybrid models: gated DeltaNet and Mamba layers.
+"""Operators of the recurrent token mixers of hybrid models: gated DeltaNet, KDA and Mamba layers.
 
 Per layer and GPU, tensor parallelism splits heads (and so ``d_inner``, the value heads and the
 state) across ``tp`` GPUs, like attention heads. The short causal convolution (4 taps) is not
@@ -38,7 +38,10 @@ class Step(Protocol):
 
 
 def linear_attention(step: Step) -> list[Any]:
-    """Gated DeltaNet layers: input projections, the delta-rule recurrence, gated norm, out_proj."""
+    """Gated DeltaNet (or KDA) layers: input projections, the delta-rule recurrence, gated norm, out_proj.
+
+    KDA's low-rank gates add the up-projections of both gates (rank -> channels) after in_proj.
+    """
     s = step.spec
     n, la = s.count_mixers("linear"), s.linear
     if not n or la is None:
@@ -55,11 +58,14 @@ def linear_attention(step: Step) -> list[Any]:
         "out_width": la.value_dim / tp,
         "act_bytes": step.act,
     }
+    name = la.kind  # gdn | kda
+    ups = [step.gemm(f"{name}_gate_up", la.gate_rank, math.ceil(la.gate_up_width / tp), n)] if la.gate_rank else []
     return [
-        step.gemm("gdn_in_proj", s.hidden, math.ceil(la.in_width / tp), n),
-        step.op("gdn_recurrence", OpKind.RECURRENT_STATE, n, "attention", **recurrence),
-        step.norm("gdn_norm", n, la.v_head_dim, step.tokens * heads),
-        step.gemm("gdn_out_proj", math.ceil(la.value_dim / tp), s.hidden, n),
+        step.gemm(f"{name}_in_proj", s.hidden, math.ceil(la.in_width / tp), n),
+        *ups,
+        step.op(f"{name}_recurrence", OpKind.RECURRENT_STATE, n, "attention", **recurrence),
+        step.norm(f"{name}_norm", n, la.v_head_dim, step.tokens * heads),
+        step.gemm(f"{name}_out_proj", math.ceil(la.value_dim / tp), s.hidden, n),
     ]
 
 

@@ -74,6 +74,10 @@ COUNTS: dict[str, tuple[int, int]] = {
     "linear_key_head_dim": (0, MAX_WIDTH),
     "linear_value_head_dim": (0, MAX_WIDTH),
     "linear_conv_kernel_dim": (0, MAX_WIDTH),
+    "linear_num_heads": (0, MAX_HEADS),  # Kimi Delta Attention
+    "linear_head_dim": (0, MAX_WIDTH),
+    "short_conv_kernel_size": (0, MAX_WIDTH),
+    "layer_group_size": (1, MAX_LAYERS),
     # state-space (Mamba) layers
     "mamba_expand": (0, MAX_HEADS),
     "mamba_d_state": (0, MAX_WIDTH),

@@ -4,7 +4,8 @@
 under ``fields``, defaults transformers applies to fields a config may omit; ``dense_prefix`` is
 the number of leading dense layers transformers builds when a config has no ``mlp_layer_types``,
 whatever ``first_k_dense_replace`` says; ``drop_fields`` are fields transformers' class never
-reads (Hunyuan's per-layer ``moe_intermediate_size``). ``REFUSED_TYPES`` and the field tables name
+reads (Hunyuan's per-layer ``moe_intermediate_size``); ``linear_kind`` "kda" makes its linear
+layers Kimi Delta Attention (``models/hf_mixers.py``). ``REFUSED_TYPES`` and the field tables name
 what rooftop does not model. The per-layer layouts are in ``models/layouts.py``. Data, not
 if-chains: a new family is a new row.
 """
@@ -168,6 +169,15 @@ FAMILIES: dict[str, dict[str, Any]] = {
     },
     "jais2": {**LAYERNORM_GELU, **ALL_BIASES, "activation": "relu2"},
     # nanochat: RMSNorms without weights (q/k norms and the one after the embedding too), ReLU² MLP
+    # Kimi Delta Attention layers (models/mixers.py) beside MLA layers without a query LoRA:
+    # Kimi-Linear's gates are low-rank (hidden -> head_dim -> channels); Ling's hybrid has full-rank
+    # gates and a sigmoid gate per head on its MLA output
+    "kimi_linear": {
+        "linear_kind": "kda",
+        "kda_low_rank_gates": True,
+        "fields": {"first_k_dense_replace": 1, "linear_num_heads": 32, "linear_head_dim": 128},
+    },
+    "bailing_hybrid": {"linear_kind": "kda", "head_gate": True, "fields": {"first_k_dense_replace": 2}},
     "nanochat": {
         "norm_affine": False,
         "gated_mlp": False,
@@ -200,8 +210,6 @@ REFUSED_TYPES = {
     "dbrx": "DBRX's nested attn_config / ffn_config",
     "mimo_v2_flash": "per-layer-type KV head counts and a value head size apart from the key's (MiMo-V2)",
     "minimax": "lightning-attention layers (MiniMax-01)",
-    "kimi_linear": "Kimi Delta Attention (KDA) linear-attention layers (Kimi-Linear)",
-    "bailing_hybrid": "Kimi Delta Attention (KDA) linear-attention layers (Ling hybrid)",
     "longcat_flash": "two attention and two MLP blocks per layer with zero-computation experts (LongCat-Flash)",
     "laguna": "per-layer query head counts and per-head softplus output gates (Laguna)",
     "axk2": "norms scaled by a small MLP and a gated latent query (A.X K2)",

@@ -21,9 +21,10 @@ from rooftop.models.config_schema import check_config
 from rooftop.models.families import FAMILIES, LLAMA, TEXT_CONFIG_FIELDS, auto_config_family, refusal
 from rooftop.models.fields import get_field as _get
 from rooftop.models.fields import int_field as _int
+from rooftop.models.hf_mixers import linear_attention, ssm
 from rooftop.models.hf_moe import mla, moe
 from rooftop.models.layouts import layer_kinds, nemotron_pattern
-from rooftop.models.mixers import Indexer, LinearAttention, StateSpace
+from rooftop.models.mixers import Indexer
 from rooftop.models.spec import ModelSpec
 from rooftop.models.vision import vision_params
 
@@ -40,6 +41,7 @@ FAMILY_FLAGS = (
     "embed_norm",
     "attn_sinks",
     "attn_gate_bias",
+    "head_gate",
 )
 
 
@@ -210,56 +212,12 @@ def _layer_fields(config: dict[str, Any], model_type: str, layers: int, where: s
     if "chunked" in mixers:
         out["chunk"] = _int(config, "attention_chunk_size", where)
     if "linear" in mixers:
-        out["linear"] = LinearAttention(
-            k_heads=_int(config, "linear_num_key_heads", where),
-            v_heads=_int(config, "linear_num_value_heads", where),
-            k_head_dim=_int(config, "linear_key_head_dim", where),
-            v_head_dim=_int(config, "linear_value_head_dim", where),
-            conv_kernel=_int(config, "linear_conv_kernel_dim", where, default=4),
-        )
+        out["linear"] = linear_attention(config, model_type, where)
     if {"mamba", "full+mamba"} & set(mixers):
-        out["ssm"] = _ssm(config, model_type, where)
+        out["ssm"] = ssm(config, model_type, where)
     if out["mla"] and not config.get("head_dim"):
         out["head_dim"] = out["mla"].qk_nope_head_dim + out["mla"].qk_rope_head_dim
     return out
-
-
-def _ssm(config: dict[str, Any], model_type: str, where: str) -> StateSpace:
-    hidden = _int(config, "hidden_size", where)
-    if model_type == "jamba":
-        return StateSpace(
-            d_inner=_int(config, "mamba_expand", where, default=2) * hidden,
-            d_state=_int(config, "mamba_d_state", where, default=16),
-            conv_kernel=_int(config, "mamba_d_conv", where, default=4),
-            version=1,
-            dt_rank=_int(config, "mamba_dt_rank", where, default=-(-hidden // 16)),
-            conv_bias=bool(config.get("mamba_conv_bias", True)),
-            proj_bias=bool(config.get("mamba_proj_bias", False)),
-            inner_norms=True,
-        )
-    if "mamba_n_heads" in config:  # Falcon-H1, Granite-4, Bamba
-        heads = _int(config, "mamba_n_heads", where)
-        d_inner = _int(config, "mamba_d_ssm", where, default=_int(config, "mamba_expand", where, default=2) * hidden)
-        return StateSpace(
-            d_inner=d_inner,
-            d_state=_int(config, "mamba_d_state", where, default=256),
-            conv_kernel=_int(config, "mamba_d_conv", where, default=4),
-            heads=heads,
-            groups=_int(config, "mamba_n_groups", where, default=1),
-            conv_bias=bool(config.get("mamba_conv_bias", True)),
-            proj_bias=bool(config.get("mamba_proj_bias", False)),
-            gated_norm=bool(config.get("mamba_rms_norm", model_type != "falcon_h1")),
-        )
-    heads = _int(config, "mamba_num_heads", where)
-    return StateSpace(
-        d_inner=heads * _int(config, "mamba_head_dim", where),
-        d_state=_int(config, "ssm_state_size", where),
-        conv_kernel=_int(config, "conv_kernel", where, default=4),
-        heads=heads,
-        groups=_int(config, "n_groups", where, default=1),
-        conv_bias=bool(config.get("use_conv_bias", True)),
-        proj_bias=bool(config.get("mamba_proj_bias", config.get("use_bias", False))),
-    )
 
 
 def load_config_file(path: str | Path) -> ModelSpec:

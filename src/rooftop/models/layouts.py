@@ -29,7 +29,23 @@ def layer_kinds(config: dict[str, Any], model_type: str, layers: int) -> tuple[l
     if model_type in ("qwen3_next",) and not config.get("layer_types"):
         every = count_field(config, "full_attention_interval", 4, minimum=1)
         return ["linear" if (i + 1) % every else "full" for i in range(layers)], None
+    if model_type in ("kimi_linear", "bailing_hybrid") and not isinstance(config.get("layer_types"), list):
+        return _kda_hybrid(config, model_type, layers), None
     return _attention_kinds(config, model_type, layers), None
+
+
+def _kda_hybrid(config: dict[str, Any], model_type: str, layers: int) -> list[str]:
+    """Kimi-Linear's ``linear_attn_config`` layer lists (1-indexed) or its default; Ling's groups."""
+    if model_type == "bailing_hybrid":  # the last layer of each group of layer_group_size is attention
+        group = count_field(config, "layer_group_size", 6, minimum=1)
+        return ["full" if (i + 1) % group == 0 else "linear" for i in range(layers)]
+    nested = config.get("linear_attn_config")
+    full = nested.get("full_attn_layers") if isinstance(nested, dict) else None
+    if full is None:  # transformers' default: every 4th layer from the 5th is attention
+        return ["full" if i and i % 4 == 0 else "linear" for i in range(layers)]
+    if not isinstance(full, list) or not all(isinstance(i, int) and 1 <= i <= layers for i in full):
+        raise SpecError(f"field 'linear_attn_config.full_attn_layers' must list layers 1..{layers}")
+    return ["full" if i + 1 in full else "linear" for i in range(layers)]
 
 
 TYPE_NAMES = {

@@ -1,9 +1,9 @@
-"""Token mixers that are not softmax attention (gated DeltaNet, Mamba), and DSA's top-k indexer.
+"""Token mixers that are not softmax attention (gated DeltaNet, KDA, Mamba), and DSA's top-k indexer.
 
 Each keeps a recurrent state per sequence whose size does not grow with the context (plus a short
 convolution window), instead of a KV cache. Shapes follow the transformers implementations
-(``Qwen3NextGatedDeltaNet``, ``NemotronHMamba2Mixer`` / ``Mamba2Mixer``, ``JambaMambaMixer``);
-parameter counts equal theirs.
+(``Qwen3NextGatedDeltaNet``, ``KimiLinearDeltaAttention``, ``NemotronHMamba2Mixer`` /
+``Mamba2Mixer``, ``JambaMambaMixer``); parameter counts equal theirs.
 """
 
 from __future__ import annotations
@@ -13,13 +13,21 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class LinearAttention:
-    """Gated DeltaNet (Qwen3-Next, Qwen3.5): ``k_heads`` key heads, ``v_heads`` value heads."""
+    """Gated DeltaNet (Qwen3-Next, Qwen3.5): ``k_heads`` key heads, ``v_heads`` value heads.
+
+    ``kind`` "kda": Kimi Delta Attention (Kimi-Linear, Ling's hybrid), the delta rule with a decay
+    per channel instead of per head: q, k, v and a b per head, a forget gate and an output gate of
+    one value per channel, each through a low-rank pair (``gate_rank``: hidden -> rank -> channels)
+    or, with ``gate_rank`` 0, one full projection; a dt bias per channel and an A per head.
+    """
 
     k_heads: int
     v_heads: int
     k_head_dim: int
     v_head_dim: int
     conv_kernel: int = 4
+    kind: str = "gdn"  # "gdn" | "kda"
+    gate_rank: int = 0  # KDA: the rank of its forget and output gates (0: full-rank projections)
 
     @property
     def key_dim(self) -> int:
@@ -36,15 +44,29 @@ class LinearAttention:
 
     @property
     def in_width(self) -> int:
-        """Outputs of the input projections: q, k, v, the output gate z, and b, a per value head."""
+        """Outputs of the input projections from the hidden state.
+
+        Gated DeltaNet: q, k, v, the output gate z, and b, a per value head. KDA: q, k, v, b per
+        head, and its two gates (their low-rank halves, or the full channels).
+        """
+        if self.kind == "kda":
+            return 2 * self.key_dim + self.value_dim + self.v_heads + 2 * (self.gate_rank or self.value_dim)
         return 2 * self.key_dim + 2 * self.value_dim + 2 * self.v_heads
 
+    @property
+    def gate_up_width(self) -> int:
+        """KDA's low-rank gates: the outputs of their second halves (rank -> channels), both gates."""
+        return 2 * self.value_dim if self.kind == "kda" and self.gate_rank else 0
+
     def params(self, hidden: int) -> int:
-        """in_proj (qkvz + ba), conv1d (no bias), dt_bias and A_log, gated norm, out_proj."""
+        """in_proj, conv1d (no bias), dt_bias and A_log, gated norm, out_proj (KDA: low-rank gates)."""
+        # Gated DeltaNet: dt_bias and A_log per value head; KDA: dt_bias per channel, A_log per head
+        decay = self.value_dim + self.v_heads if self.kind == "kda" else 2 * self.v_heads
         return (
             hidden * self.in_width
+            + self.gate_rank * self.gate_up_width
             + self.conv_dim * self.conv_kernel
-            + 2 * self.v_heads
+            + decay
             + self.v_head_dim
             + self.value_dim * hidden
         )

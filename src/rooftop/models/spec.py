@@ -80,6 +80,7 @@ class ModelSpec:
     attn_sinks: bool = False  # gpt-oss: one learned sink logit per head
     attn_output_gate: bool = False  # Qwen3-Next/3.5: q_proj also emits a sigmoid gate per head
     attn_gate_bias: bool = False  # Beam: that gate has one bias per head
+    head_gate: bool = False  # Ling's hybrid: one sigmoid gate per head from the hidden state (hidden -> heads)
     moe: MoE | None = None
     mla: MLA | None = None
     indexer: Indexer | None = None  # DeepSeek sparse attention: each query attends to its top-k keys
@@ -228,7 +229,7 @@ class ModelSpec:
             kv = h * (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank  # kv_a (+ rope key), kv_a_norm
             kv += m.kv_lora_rank * self.heads * (m.qk_nope_head_dim + m.v_head_dim)  # kv_b
             index = self.indexer.params(h, m.q_lora_rank or 0) if self.indexer else 0
-            return q + kv + self.heads * m.v_head_dim * h + index
+            return q + kv + self.heads * m.v_head_dim * h + index + (h * self.heads if self.head_gate else 0)
         q_out = self.q_dim * (2 if self.attn_output_gate else 1)
         params = h * q_out + 2 * h * self.kv_dim + self.q_dim * h
         if self.qkv_bias:
@@ -237,7 +238,7 @@ class ModelSpec:
             params += h
         if self.qk_norm and self.norm_affine:
             params += self.q_dim + self.kv_dim if self.qk_norm_full else 2 * self.head_dim
-        return params + self.heads * (self.attn_sinks + self.attn_gate_bias)
+        return params + self.heads * (self.attn_sinks + self.attn_gate_bias + (h if self.head_gate else 0))
 
     def mixer_params(self, layer: int) -> int:
         """Parameters of the token mixer of ``layer``."""
