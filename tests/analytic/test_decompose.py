@@ -121,3 +121,34 @@ def test_deepseek_v32_sparse_attention_at_32k():
     assert sparse["index_q_proj"].count == 61 and float(sparse["index_q_proj"].cost.weight_bytes) == 1536 * 8192 * 2
     # the cache keeps every token: latent 576 + index key 128 per layer, 61 layers = 42,944 elements
     assert load_config_file(data_path("configs", "deepseek-v3.2")).kv_elements_per_token == 61 * (576 + 128)
+
+
+def test_layer_kinds_with_their_own_shape_get_their_own_projections():
+    from rooftop.models.mixers import AttentionShape
+    from rooftop.models.spec import ModelSpec
+
+    spec = ModelSpec(
+        name="x",
+        layers=4,
+        hidden=64,
+        heads=4,
+        kv_heads=2,
+        head_dim=16,
+        ffn=128,
+        vocab=10,
+        mixers=("sliding", "full", "sliding", "full"),
+        window=8,
+        attention_shapes=(("full", AttentionShape(4, 1, 32, k_eq_v=True)),),
+        kv_shared_layers=1,
+    )
+    ops = {op.name: op for op in decompose(spec, Workload(phase=Phase.DECODE, batch=1, context=10))}
+    assert [ops[n].count for n in ("q_proj_swa", "k_proj_swa", "v_proj_swa", "kv_append_swa", "o_proj_swa")] == [2] * 5
+    assert [ops[n].count for n in ("q_proj", "k_proj", "kv_append", "attn_score", "o_proj")] == [2, 1, 1, 2, 2]
+    assert "v_proj" not in ops  # k_eq_v
+    assert (
+        float(ops["q_proj"].cost.weight_bytes) == 64 * 128 * 2
+        and float(ops["o_proj"].cost.weight_bytes) == 128 * 64 * 2
+    )
+    # the full layers read 11 keys and 11 values of 32 (one KV head); sliding ones 8 of 16 (two heads)
+    assert float(ops["attn_score"].cost.kv_read_bytes) == 11 * 32 * 2
+    assert float(ops["attn_value_swa"].cost.kv_read_bytes) == 2 * 8 * 16 * 2

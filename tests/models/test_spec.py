@@ -1,7 +1,8 @@
 import pytest
 
 from rooftop.errors import SpecError
-from rooftop.models.spec import MLA, ModelSpec, MoE
+from rooftop.models.mixers import MLA
+from rooftop.models.spec import ModelSpec, MoE
 
 
 def test_derived_head_dim_and_params():
@@ -50,3 +51,33 @@ def test_impossible_specs(kw):
     base = {"name": "x", "layers": 1, "hidden": 8, "heads": 2, "kv_heads": 1, "ffn": 8, "vocab": 2}
     with pytest.raises(SpecError):
         ModelSpec(**(base | kw))
+
+
+def test_attention_shapes_per_layer_kind_and_kv_sharing():
+    # 4 layers of 64: sliding layers have the model's 4 heads / 2 KV heads of 16; full layers 4 heads
+    # and 1 KV head of 32 with k_eq_v (no v_proj); the last layer reads layer 1's cache
+    from rooftop.models.mixers import AttentionShape, KVGroup
+
+    full = AttentionShape(4, 1, 32, k_eq_v=True)
+    s = ModelSpec(
+        name="x",
+        layers=4,
+        hidden=64,
+        heads=4,
+        kv_heads=2,
+        head_dim=16,
+        ffn=128,
+        vocab=10,
+        mixers=("sliding", "full", "sliding", "full"),
+        window=8,
+        attention_shapes=(("full", full),),
+        kv_shared_layers=1,
+    )
+    # sliding: q 64 x 64 + k, v 64 x 32 + o 64 x 64 = 12,288; full: q 64 x 128 + k 64 x 32 + o 128 x 64
+    # = 18,432; the shared full layer keeps q and o: 16,384
+    assert [s.attention_params(i) for i in range(4)] == [12_288, 18_432, 12_288, 16_384]
+    # cached per token: sliding 2 x 2 heads x 16 = 64 elements (at most 8 tokens); full 1 head x
+    # (32 keys + 32 values) = 64; the shared layer nothing
+    assert s.kv_groups() == (KVGroup(8, 2, 2, 64), KVGroup(0, 1, 1, 64))
+    assert s.kv_elements_per_sequence(100) == 2 * 8 * 64 + 100 * 64
+    assert s.kv_layer_groups() == {8: 2, 0: 1}

@@ -28,7 +28,7 @@ from rooftop.core.points import Phase
 from rooftop.core.workload import Workload
 from rooftop.dtypes import dtype
 from rooftop.errors import WorkloadError
-from rooftop.models.spec import PARALLEL, ModelSpec
+from rooftop.models.spec import ATTENTION_MIXERS, DENSE_MOE, PARALLEL, WINDOW_SUFFIXES, ModelSpec
 
 WEIGHT_ONLY_QUANT = ("int8", "int4", "fp4")
 
@@ -46,11 +46,12 @@ class Op:
 
 def decompose(spec: ModelSpec, w: Workload) -> list[Op]:
     """The operators of one prefill or decode step of ``spec`` under ``w``, per GPU."""
-    if spec.heads % w.tp:
-        raise WorkloadError(f"tp={w.tp} does not divide {spec.name}'s {spec.heads} attention heads")
+    for heads in {spec.heads, *(a.heads for _, a in spec.attention_shapes)}:
+        if heads % w.tp:
+            raise WorkloadError(f"tp={w.tp} does not divide {spec.name}'s {heads} attention heads")
     step = _Step(spec, w)
     mixers = [*step.attention(), *hybrid.linear_attention(step), *hybrid.state_space(step)]
-    ops = [*step.embedding(), *mixers, *step.feed_forward(), *step.head()]
+    ops = [*step.embedding(), *mixers, *step.feed_forward(), *step.per_layer_inputs(), *step.head()]
     return [op for op in ops if op.count > 0]
 
 
@@ -64,8 +65,6 @@ class _Step:
         self.weight = dtype(w.weight_dtype).bytes
         self.grouped_scales = w.weight_dtype in WEIGHT_ONLY_QUANT and w.compute not in WEIGHT_ONLY_QUANT
         self.tokens: Array = w.tokens
-        self.heads = spec.heads / w.tp
-        self.kv_heads = math.ceil(spec.kv_heads / w.tp)
 
     # ---- building blocks ---------------------------------------------------------------
     def op(self, name: str, kind: OpKind, count: int, group: str, /, **shapes: Any) -> Op:
@@ -140,41 +139,82 @@ class _Step:
         shapes = {"width": self.spec.hidden, "weight_bytes_per_elt": self.weight, "act_bytes": self.act}
         return [self.op("embed", OpKind.EMBEDDING, 1, "embedding", tokens=self.tokens, tables=tables, **shapes)]
 
+    def per_layer_inputs(self) -> list[Op]:
+        """Gemma 4's per-layer inputs (none without them).
+
+        Once: a gather of layers × p features per token and the projection of the embedding to
+        them (then a norm over each layer's p). In every layer: a gate (hidden -> p), its
+        activation times the layer's input, and a projection back. The branch is small and kept
+        whole on every tensor-parallel GPU.
+        """
+        s, p = self.spec, self.spec.per_layer_input
+        if not p:
+            return []
+        width, tok = s.layers * p, self.tokens
+        shapes = {"width": width, "weight_bytes_per_elt": self.weight, "act_bytes": self.act}
+        return [
+            self.op("embed_per_layer", OpKind.EMBEDDING, 1, "embedding", tokens=tok, **shapes),
+            self.gemm("per_layer_model_proj", s.hidden, width, 1, group="embedding"),
+            self.norm("per_layer_proj_norm", 1, p, tok * s.layers),
+            self.gemm("per_layer_gate", s.hidden, p, s.layers, group="mlp"),
+            self.activation("per_layer_act", s.layers, "mlp", tok, p),
+            self.gemm("per_layer_proj", p, s.hidden, s.layers, group="mlp"),
+        ]
+
     def attention(self) -> list[Op]:
-        """Norm, projections, KV append, score/softmax/value per window kind, output projection, all-reduce."""
+        """Norm, projections, KV append, score/softmax/value per window kind, output projection, all-reduce.
+
+        Layer kinds with a shape of their own (``spec.attention_shapes``) get their own
+        projections, suffixed like their attention (``q_proj_swa``); KV-shared layers project
+        queries only and append nothing.
+        """
         s, n = self.spec, self.spec.attention_layers
         ops = [self.norm("attn_norm", self.layers)]
         if not n:
             return [*ops, *self.all_reduce("tp_allreduce_attn", self.layers - s.count_mixers("none"))]
-        ops += self._mla_projections() if s.mla else self._qkv_projections(n)
-        latent = s.mla.kv_lora_rank + s.mla.qk_rope_head_dim if s.mla else 0
-        per_token = float(latent) if s.mla else 2.0 * self.kv_heads * s.head_dim
-        append = {"tokens": self.tokens, "act_bytes": self.act, "kv_bytes": self.kv, "elements_per_token": per_token}
-        ops.append(self.op("kv_append", OpKind.KV_APPEND, n, "attention", **append))
+        groups = self._projection_groups()
+        for suffix, layers in groups:
+            ops += self._mla_projections() if s.mla else self._qkv_projections(suffix, layers)
         ops += self._indexer(n)
         for suffix, kinds, bound in (
             ("", ("full", PARALLEL), {"window": s.indexer.topk} if s.indexer else {}),
             ("_swa", ("sliding",), {"window": s.window}),
             ("_chunk", ("chunked",), {"chunk": s.chunk}),
         ):
-            ops += self._attention_core(suffix, s.count_mixers(*kinds), bound)
-        o_in = s.heads * (s.mla.v_head_dim if s.mla else s.head_dim) // self.tp
-        if s.head_gate:  # Ling's hybrid: one sigmoid gate per head, from the hidden state
-            ops.append(self.gemm("head_gate", s.hidden, math.ceil(s.heads / self.tp), n))
-        ops.append(self.gemm("o_proj", o_in, s.hidden, n))
+            ops += self._attention_core(suffix, [i for i in range(s.layers) if s.mixer(i) in kinds], bound)
+        for suffix, layers in groups:
+            a = s.attention(layers[0])
+            o_in = s.heads * s.mla.v_head_dim if s.mla else a.o_dim
+            if s.head_gate:  # Ling's hybrid: one sigmoid gate per head, from the hidden state
+                ops.append(self.gemm(f"head_gate{suffix}", s.hidden, math.ceil(a.heads / self.tp), len(layers)))
+            ops.append(self.gemm(f"o_proj{suffix}", o_in // self.tp, s.hidden, len(layers)))
         return [*ops, *self.all_reduce("tp_allreduce_attn", self.layers - s.count_mixers("none"))]
 
-    def _attention_core(self, suffix: str, n: int, bound: dict[str, int]) -> list[Op]:
-        """Score, softmax and value of ``n`` layers whose keys are bounded by ``bound`` (window or chunk)."""
-        if not n:
+    def _projection_groups(self) -> list[tuple[str, list[int]]]:
+        """Attention layers that share projection shapes, with their op-name suffix.
+
+        One group, unless layer kinds have shapes of their own (then one per kind).
+        """
+        s = self.spec
+        layers = [i for i in range(s.layers) if s.mixer(i) in ATTENTION_MIXERS]
+        if not s.attention_shapes:
+            return [("", layers)]
+        by_suffix: dict[str, list[int]] = {}
+        for i in layers:
+            by_suffix.setdefault(WINDOW_SUFFIXES[s.mixer(i)], []).append(i)
+        return list(by_suffix.items())
+
+    def _attention_core(self, suffix: str, layers: list[int], bound: dict[str, int]) -> list[Op]:
+        """Score, softmax and value of ``layers`` (one kind) whose keys are bounded by ``bound`` (window or chunk)."""
+        if not layers:
             return []
-        w = self.workload
-        qk_dim, v_dim, kv_heads, reads_v = self._attention_dims()
+        w, n = self.workload, len(layers)
+        qk_dim, v_dim, kv_heads, reads_v = self._attention_dims(layers[0])
         shape = {
             "batch": w.batch,
             "new": w.new_tokens,
             "past": w.past_tokens,
-            "heads": self.heads,
+            "heads": self.spec.attention(layers[0]).heads / self.tp,
             "act_bytes": self.act,
             "impl": w.attention,
             "causal": w.causal,
@@ -217,17 +257,22 @@ class _Step:
             self.op("index_score", OpKind.ATTN_SCORE, n, "attention", **score),
         ]
 
-    def _qkv_projections(self, n: int) -> list[Op]:
-        s = self.spec
-        q_out = s.q_dim * (2 if s.attn_output_gate else 1) // self.tp  # Qwen3-Next: query and its gate
-        ops = [
-            self.gemm("q_proj", s.hidden, q_out, n),
-            self.gemm("k_proj", s.hidden, self.kv_heads * s.head_dim, n),
-            self.gemm("v_proj", s.hidden, self.kv_heads * s.head_dim, n),
-        ]
+    def _qkv_projections(self, suffix: str, layers: list[int]) -> list[Op]:
+        """q, k, v (none under k_eq_v), q/k norms and the KV append of ``layers``, which share a shape."""
+        s, n, a = self.spec, len(layers), self.spec.attention(layers[0])
+        own = sum(not s.is_kv_shared(i) for i in layers)  # layers with K/V of their own
+        heads, kv_heads = a.heads / self.tp, math.ceil(a.kv_heads / self.tp)
+        q_out = a.q_dim * (2 if s.attn_output_gate else 1) // self.tp  # Qwen3-Next: query and its gate
+        ops = [self.gemm(f"q_proj{suffix}", s.hidden, q_out, n)]
+        ops.append(self.gemm(f"k_proj{suffix}", s.hidden, kv_heads * a.head_dim, own))
+        if not a.k_eq_v:  # Gemma 4's full layers: the keys' projection gives the values too
+            ops.append(self.gemm(f"v_proj{suffix}", s.hidden, kv_heads * a.v_head_dim, own))
         if s.qk_norm:
-            ops.append(self.norm("qk_norm", n, s.head_dim, self.tokens * (self.heads + self.kv_heads)))
-        return ops
+            ops.append(self.norm(f"qk_norm{suffix}", own, a.head_dim, self.tokens * (heads + kv_heads)))
+            ops.append(self.norm(f"q_norm{suffix}", n - own, a.head_dim, self.tokens * heads))
+        per_token = float(kv_heads * (a.head_dim + a.v_head_dim))
+        append = {"tokens": self.tokens, "act_bytes": self.act, "kv_bytes": self.kv, "elements_per_token": per_token}
+        return [*ops, self.op(f"kv_append{suffix}", OpKind.KV_APPEND, own, "attention", **append)]
 
     def _mla_projections(self) -> list[Op]:
         s = self.spec
@@ -240,9 +285,21 @@ class _Step:
             ops = [self.gemm("q_proj", s.hidden, q_out)]
         ops.append(self.gemm("kv_a_proj", s.hidden, m.kv_lora_rank + m.qk_rope_head_dim))
         ops.append(self.gemm("kv_b_proj", m.kv_lora_rank, s.heads * (m.qk_nope_head_dim + m.v_head_dim) // self.tp))
-        return ops
+        append = {"tokens": self.tokens, "act_bytes": self.act, "kv_bytes": self.kv}
+        latent = float(m.kv_lora_rank + m.qk_rope_head_dim)
+        return [
+            *ops,
+            self.op(
+                "kv_append",
+                OpKind.KV_APPEND,
+                self.spec.attention_layers,
+                "attention",
+                **append,
+                elements_per_token=latent,
+            ),
+        ]
 
-    def _attention_dims(self) -> tuple[int, int, float, bool]:
+    def _attention_dims(self, layer: int) -> tuple[int, int, float, bool]:
         """(qk_dim, v_dim, KV heads read, whether V is a separate read) of the attention kernel.
 
         MLA decode runs in the absorbed form (FlashMLA, vLLM): every head attends to the one cached
@@ -252,7 +309,8 @@ class _Step:
         """
         s = self.spec
         if not s.mla:
-            return s.head_dim, s.head_dim, float(self.kv_heads), True
+            a = s.attention(layer)
+            return a.head_dim, a.v_head_dim, float(math.ceil(a.kv_heads / self.tp)), True
         m = s.mla
         latent = m.kv_lora_rank + m.qk_rope_head_dim
         if self.workload.phase is Phase.DECODE:
@@ -266,9 +324,12 @@ class _Step:
         ops = [self.norm("ffn_norm", self.layers)] if s.norms_per_layer >= 2 else []
         if s.norms_per_layer > 2:
             ops.append(self.norm("extra_norms", self.layers * (s.norms_per_layer - 2)))
-        dense_layers = s.count_ffns("dense")
-        if dense_layers:
-            ops += self.mlp("", s.ffn, dense_layers, "mlp")
+        widths: dict[int, int] = {}  # dense MLP width -> layers (Gemma 4's KV-shared layers are twice as wide)
+        for i in range(s.layers):
+            if s.ffn_kind(i) in ("dense", DENSE_MOE):
+                widths[s.ffn_width(i)] = widths.get(s.ffn_width(i), 0) + 1
+        for prefix, (width, count) in zip(("", "wide_"), sorted(widths.items()), strict=False):
+            ops += self.mlp(prefix, width, count, "mlp")
         if s.moe and s.moe_layers:
             ops += self._experts()
         return [*ops, *self.all_reduce("tp_allreduce_mlp", self.layers - s.count_ffns("none"))]

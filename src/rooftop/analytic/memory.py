@@ -5,7 +5,8 @@ The usable share of the card is ``memory_utilization`` (default 0.9, vLLM's
 widest live tensors (hidden, q/kv, MLP intermediate ×2) for all tokens of the step, plus fp32
 logits for the last position of each sequence. KV for a sequence holds ``past + new`` tokens in
 each full-attention layer, at most the window in a sliding-window layer and at most one chunk in
-a chunked layer (engines free what falls out: vLLM, SGLang); gated DeltaNet and Mamba layers
+a chunked layer (engines free what falls out: vLLM, SGLang), each layer kind at its own KV width
+(Gemma 4, MiMo-V2); KV-shared layers hold nothing of their own. Gated DeltaNet and Mamba layers
 hold a recurrent state of constant size instead (activation dtype).
 """
 
@@ -71,15 +72,15 @@ def kv_bytes_per_sequence(spec: ModelSpec, w: Workload) -> Array:
     gpt-oss-20b bf16 at 32,768 tokens: 12 full layers × 32,768 + 12 sliding layers × 128 tokens,
     × 2 × 8 KV heads × 64 × 2 B = 0.81 GB, not 1.61 GB (all 24 layers at 32,768: 1.99×).
     """
-    per_layer_token = spec.kv_elements_per_layer_token * dtype(w.kv_dtype).bytes
-    if not spec.mla:
-        per_layer_token *= math.ceil(spec.kv_heads / w.tp) / spec.kv_heads
     context = np.asarray(w.kv_tokens_after, dtype=np.float64)
-    tokens = 0.0 * context
-    for bound, layers in spec.kv_layer_groups().items():
-        tokens = tokens + layers * (np.minimum(context, bound) if bound else context)
+    kv = 0.0 * context
+    for g in spec.kv_groups():  # each KV head is kept whole: kv_heads < tp leaves one per GPU
+        per_layer_token = g.elements_per_token * dtype(w.kv_dtype).bytes
+        if g.kv_heads:  # MLA's latent (kv_heads 0) is not split
+            per_layer_token *= math.ceil(g.kv_heads / w.tp) / g.kv_heads
+        kv = kv + g.layers * per_layer_token * (np.minimum(context, g.bound) if g.bound else context)
     state = spec.state_elements_per_sequence * dtype(w.act_dtype).bytes / w.tp
-    result: Array = tokens * per_layer_token + state
+    result: Array = kv + state
     return result
 
 
@@ -89,9 +90,9 @@ def budget(
     """Memory budget of ``w`` on a card of ``capacity_bytes``; max batch at the same shapes."""
     a = dtype(w.act_dtype).bytes
     kv_per_seq = kv_bytes_per_sequence(spec, w)
-    widest = max(
-        spec.hidden, spec.q_dim // w.tp, 2 * (spec.moe.expert_ffn * spec.moe.top_k if spec.moe else spec.ffn) // w.tp
-    )
+    q_dim = max([spec.q_dim, *(a.q_dim for _, a in spec.attention_shapes)])
+    ffn = spec.moe.expert_ffn * spec.moe.top_k if spec.moe else max(spec.ffn, spec.kv_shared_ffn)
+    widest = max(spec.hidden, q_dim // w.tp, 2 * ffn // w.tp)
     act_per_seq = w.new_tokens * (2 * spec.hidden + widest) * a + spec.vocab / w.tp * 4.0
     batch = np.asarray(w.batch, dtype=np.float64)
     usable = capacity_bytes * memory_utilization

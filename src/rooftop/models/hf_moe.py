@@ -14,7 +14,8 @@ from rooftop.errors import SpecError
 from rooftop.models.families import FAMILIES, LLAMA
 from rooftop.models.fields import count_field, get_field, int_field
 from rooftop.models.layouts import dense_mlp_layers
-from rooftop.models.spec import MLA, MoE
+from rooftop.models.mixers import MLA
+from rooftop.models.spec import MoE
 
 
 def moe(config: dict[str, Any], model_type: str, layers: int, where: str) -> MoE | None:

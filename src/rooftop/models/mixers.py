@@ -1,6 +1,9 @@
-"""Token mixers that are not softmax attention (gated DeltaNet, KDA, Mamba), and DSA's top-k indexer.
+"""Token mixers: attention shapes, MLA, gated DeltaNet, KDA, Mamba, and DSA's top-k indexer.
 
-Each keeps a recurrent state per sequence whose size does not grow with the context (plus a short
+``AttentionShape`` is the heads and widths of one kind of softmax-attention layer, for models that
+give their sliding and full layers different shapes (Gemma 4, MiMo-V2); ``MLA`` is DeepSeek's
+latent attention; ``KVGroup`` the attention layers that cache alike. Gated DeltaNet and Mamba
+each keep a recurrent state per sequence whose size does not grow with the context (plus a short
 convolution window), instead of a KV cache. Shapes follow the transformers implementations
 (``Qwen3NextGatedDeltaNet``, ``KimiLinearDeltaAttention``, ``NemotronHMamba2Mixer`` /
 ``Mamba2Mixer``, ``JambaMambaMixer``); parameter counts equal theirs.
@@ -9,6 +12,85 @@ convolution window), instead of a KV cache. Shapes follow the transformers imple
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class AttentionShape:
+    """The heads and widths of one kind of attention layer (``v_head_dim`` 0: the key's).
+
+    ``k_eq_v`` (Gemma 4's full layers): no v_proj; the key projection's output also gives the
+    values. The cache still holds both tensors: keys are normed with a weight and rotated, values
+    normed without one (transformers' ``Gemma4TextAttention``; vLLM stores them the same way).
+    ``sinks``: one learned sink logit per head (gpt-oss; MiMo-V2's sliding layers only).
+    """
+
+    heads: int
+    kv_heads: int
+    head_dim: int
+    v_head_dim: int = 0
+    k_eq_v: bool = False
+    sinks: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.v_head_dim:
+            object.__setattr__(self, "v_head_dim", self.head_dim)
+
+    @property
+    def q_dim(self) -> int:
+        return self.heads * self.head_dim
+
+    @property
+    def k_dim(self) -> int:
+        return self.kv_heads * self.head_dim
+
+    @property
+    def v_dim(self) -> int:
+        return self.kv_heads * self.v_head_dim
+
+    @property
+    def o_dim(self) -> int:
+        """Input width of the output projection: every head's value."""
+        return self.heads * self.v_head_dim
+
+    @property
+    def kv_elements_per_token(self) -> int:
+        """Cached elements per token and layer: keys and values (both, even when k_eq_v)."""
+        return self.k_dim + self.v_dim
+
+    def describe(self) -> dict[str, object]:
+        out: dict[str, object] = {"heads": self.heads, "kv_heads": self.kv_heads, "head_dim": self.head_dim}
+        if self.v_head_dim != self.head_dim:
+            out["v_head_dim"] = self.v_head_dim
+        return out | ({"k_eq_v": True} if self.k_eq_v else {}) | ({"sinks": True} if self.sinks else {})
+
+
+@dataclass(frozen=True)
+class MLA:
+    """Multi-head latent attention (DeepSeek-V2/V3): the KV cache holds a compressed latent."""
+
+    kv_lora_rank: int
+    qk_nope_head_dim: int
+    qk_rope_head_dim: int
+    v_head_dim: int
+    q_lora_rank: int | None = None
+
+
+@dataclass(frozen=True)
+class KVGroup:
+    """Attention layers that cache alike.
+
+    ``layers`` of them, each holding ``elements_per_token`` per token for at most ``bound`` tokens
+    (0: every token); ``kv_heads`` 0 for MLA's latent, which tensor-parallel GPUs do not split.
+    """
+
+    bound: int
+    layers: int
+    kv_heads: int
+    elements_per_token: int
+
+    def tokens(self, context: float) -> float:
+        """Tokens each layer of the group holds at ``context``."""
+        return min(context, self.bound) if self.bound else context
 
 
 @dataclass(frozen=True)

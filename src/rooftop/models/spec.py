@@ -4,8 +4,12 @@ Covers dense Llama-style models, GQA/MQA, MoE (routed top-k experts, shared expe
 layers anywhere, expert biases, a norm after the experts), MLA (DeepSeek's latent KV cache), tied
 embeddings, learned position embeddings (GPT-2), LayerNorm vs RMSNorm, gated vs plain MLPs,
 biases, q/k norms (per head or full width), attention sinks and output gates, and per-layer token
-mixers: full, sliding-window or chunked attention, gated DeltaNet and Mamba layers (``mixers``),
-with their own feed-forward kinds (``ffns``).
+mixers: full, sliding-window or chunked attention, gated DeltaNet, KDA and Mamba layers
+(``mixers``), with their own feed-forward kinds (``ffns``: a layer may run a dense MLP and experts
+side by side, Gemma 4's MoE block). Attention layers of one kind may have their own heads and
+widths (``attention_shapes``: Gemma 4's full layers, MiMo-V2's sliding ones); the last
+``kv_shared_layers`` may read an earlier layer's KV cache (Gemma 4's small models), and per-layer
+inputs add a packed embedding read by every layer (``per_layer_input``).
 """
 
 from __future__ import annotations
@@ -13,13 +17,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rooftop.errors import SpecError
-from rooftop.models.mixers import Indexer, LinearAttention, StateSpace
+from rooftop.models.mixers import MLA, AttentionShape, Indexer, KVGroup, LinearAttention, StateSpace
 
 PARALLEL = "full+mamba"  # Falcon-H1: attention and a Mamba mixer side by side in every layer
 ATTENTION_MIXERS = ("full", "sliding", "chunked", PARALLEL)
 MAMBA_MIXERS = ("mamba", PARALLEL)
 MIXERS = (*ATTENTION_MIXERS, "linear", "mamba", "none")
-FFNS = ("dense", "moe", "none")
+DENSE_MOE = "dense+moe"  # Gemma 4: a dense MLP and the routed experts side by side, outputs summed
+MOE_FFNS = ("moe", DENSE_MOE)
+FFNS = ("dense", "moe", DENSE_MOE, "none")
+WINDOW_SUFFIXES = {"full": "", PARALLEL: "", "sliding": "_swa", "chunked": "_chunk"}
 
 
 @dataclass(frozen=True)
@@ -36,17 +43,7 @@ class MoE:
     expert_bias: bool = False  # gpt-oss: gate_up and down biases per expert
     shared_gate: bool = False  # Qwen-MoE: a sigmoid gate (hidden -> 1) on the shared expert
     post_norm: bool = False  # A.X K1: an RMSNorm on the MoE block's output
-
-
-@dataclass(frozen=True)
-class MLA:
-    """Multi-head latent attention (DeepSeek-V2/V3): the KV cache holds a compressed latent."""
-
-    kv_lora_rank: int
-    qk_nope_head_dim: int
-    qk_rope_head_dim: int
-    v_head_dim: int
-    q_lora_rank: int | None = None
+    router_scales: bool = False  # Gemma 4: a learned scale per input feature and one per expert
 
 
 @dataclass(frozen=True)
@@ -90,6 +87,11 @@ class ModelSpec:
     chunk: int = 0  # chunk size of the "chunked" layers (Llama-4)
     linear: LinearAttention | None = None
     ssm: StateSpace | None = None
+    attention_shapes: tuple[tuple[str, AttentionShape], ...] = ()  # (mixer kind, its shape) where it has its own
+    kv_shared_layers: int = 0  # the last N layers attend over an earlier layer's cache: no K/V projections
+    kv_shared_ffn: int = 0  # MLP width of those layers (Gemma 4's use_double_wide_mlp); 0: ffn
+    per_layer_input: int = 0  # Gemma 4's per-layer inputs: p features per layer from a packed table
+    per_layer_vocab: int = 0  # rows of that table
     vision_params: int = 0  # the vision tower and projector (the text path is what is analysed)
     source: str = ""
     notes: tuple[str, ...] = field(default=())
@@ -124,15 +126,26 @@ class ModelSpec:
             raise SpecError(f"{self.name}: linear-attention layers need their shape")
         if set(MAMBA_MIXERS) & set(self.mixers) and not self.ssm:
             raise SpecError(f"{self.name}: Mamba layers need their shape")
-        if "moe" in self.ffns and not self.moe:
+        if set(MOE_FFNS) & set(self.ffns) and not self.moe:
             raise SpecError(f"{self.name}: MoE layers need experts")
         if self.indexer and not (self.mla and self.mla.q_lora_rank):
             raise SpecError(f"{self.name}: a DSA indexer reads MLA's compressed query (q_lora_rank)")
+        for kind, a in self.attention_shapes:
+            if (
+                kind not in ATTENTION_MIXERS
+                or min(a.heads, a.kv_heads, a.head_dim, a.v_head_dim) < 1
+                or a.heads % a.kv_heads
+            ):
+                raise SpecError(f"{self.name}: bad {kind!r} attention shape {a}")
+        if self.mla and self.attention_shapes:
+            raise SpecError(f"{self.name}: MLA layers have one shape")
+        if not 0 <= self.kv_shared_layers < self.layers:
+            raise SpecError(f"{self.name}: kv_shared_layers must be in 0..layers - 1")
 
     # ---- derived shapes -------------------------------------------------------------------
     @property
     def q_dim(self) -> int:
-        """Width of the query projection output."""
+        """Width of the query projection output (of the layers without a shape of their own)."""
         if self.mla:
             return self.heads * (self.mla.qk_nope_head_dim + self.mla.qk_rope_head_dim)
         return self.heads * self.head_dim
@@ -146,15 +159,31 @@ class ModelSpec:
         """The token mixer of ``layer``: full | sliding | chunked | linear | mamba | full+mamba | none."""
         return self.mixers[layer] if self.mixers else "full"
 
+    def attention(self, layer: int) -> AttentionShape:
+        """Heads and widths of ``layer``'s attention: its kind's own shape, else the model's."""
+        kind = self.mixer(layer)
+        for name, shape in self.attention_shapes:
+            if name == kind:
+                return shape
+        return AttentionShape(self.heads, self.kv_heads, self.head_dim, sinks=self.attn_sinks)
+
+    def is_kv_shared(self, layer: int) -> bool:
+        """Whether ``layer`` attends over an earlier layer's cache (no K/V of its own)."""
+        return layer >= self.layers - self.kv_shared_layers
+
     def ffn_kind(self, layer: int) -> str:
-        """The feed-forward of ``layer``: dense | moe | none."""
+        """The feed-forward of ``layer``: dense | moe | dense+moe | none."""
         if self.ffns:
             return self.ffns[layer]
         return "moe" if self.moe is not None and layer not in self.moe.dense_layers else "dense"
 
+    def ffn_width(self, layer: int) -> int:
+        """Intermediate width of ``layer``'s dense MLP."""
+        return self.kv_shared_ffn if self.kv_shared_ffn and self.is_kv_shared(layer) else self.ffn
+
     def is_moe_layer(self, layer: int) -> bool:
         """Whether ``layer`` uses routed experts."""
-        return self.ffn_kind(layer) == "moe"
+        return self.ffn_kind(layer) in MOE_FFNS
 
     @property
     def moe_layers(self) -> int:
@@ -165,39 +194,55 @@ class ModelSpec:
         """How many layers have one of these token mixers."""
         return sum(self.mixer(i) in kinds for i in range(self.layers))
 
-    def count_ffns(self, kind: str) -> int:
-        """How many layers have this feed-forward kind."""
-        return sum(self.ffn_kind(i) == kind for i in range(self.layers))
+    def count_ffns(self, *kinds: str) -> int:
+        """How many layers have one of these feed-forward kinds."""
+        return sum(self.ffn_kind(i) in kinds for i in range(self.layers))
 
     @property
     def attention_layers(self) -> int:
-        """Layers with softmax attention (full, sliding or chunked), the ones with a KV cache."""
+        """Layers with softmax attention (full, sliding or chunked)."""
         return self.count_mixers(*ATTENTION_MIXERS)
 
     # ---- KV cache and recurrent state ------------------------------------------------------
     @property
     def kv_elements_per_layer_token(self) -> int:
-        """KV elements one token stores in one attention layer (K and V, or MLA's latent, plus DSA's index key)."""
+        """KV elements per token in one layer of the model's own shape (K and V, or MLA's latent + DSA's index key)."""
         index_key = self.indexer.head_dim if self.indexer else 0
         if self.mla:
             return self.mla.kv_lora_rank + self.mla.qk_rope_head_dim + index_key
         return 2 * self.kv_heads * self.head_dim
 
+    def kv_groups(self) -> tuple[KVGroup, ...]:
+        """The caching attention layers grouped by token bound and per-token size (KV-shared layers cache nothing)."""
+        counts: dict[tuple[int, int, int], int] = {}
+        for i in range(self.layers):
+            kind = self.mixer(i)
+            if kind not in ATTENTION_MIXERS or self.is_kv_shared(i):
+                continue
+            bound = self.window if kind == "sliding" else self.chunk if kind == "chunked" else 0
+            a = self.attention(i)
+            key = (
+                (bound, 0, self.kv_elements_per_layer_token)
+                if self.mla
+                else (bound, a.kv_heads, a.kv_elements_per_token)
+            )
+            counts[key] = counts.get(key, 0) + 1
+        return tuple(KVGroup(bound, n, kv_heads, per_token) for (bound, kv_heads, per_token), n in counts.items())
+
     @property
     def kv_elements_per_token(self) -> int:
         """KV-cache elements one token stores across all attention layers (no window applied)."""
-        return self.attention_layers * self.kv_elements_per_layer_token
+        return sum(g.layers * g.elements_per_token for g in self.kv_groups())
 
     def kv_bytes_per_token(self, bytes_per_element: float) -> float:
         """KV bytes one token stores. Llama-2-7B bf16: 32 layers × 2 × 32 heads × 128 × 2 B = 524,288."""
         return self.kv_elements_per_token * bytes_per_element
 
     def kv_layer_groups(self) -> dict[int, int]:
-        """Attention layers by the most tokens each caches: {0 (no bound): n_full, window: n, chunk: n}."""
-        groups = {0: self.count_mixers("full", PARALLEL)}
-        for bound, kind in ((self.window, "sliding"), (self.chunk, "chunked")):
-            if self.count_mixers(kind):
-                groups[bound] = groups.get(bound, 0) + self.count_mixers(kind)
+        """Caching attention layers by the most tokens each caches: {0 (no bound): n_full, window: n, chunk: n}."""
+        groups: dict[int, int] = {}
+        for g in self.kv_groups():
+            groups[g.bound] = groups.get(g.bound, 0) + g.layers
         return groups
 
     def kv_elements_per_sequence(self, context: float) -> float:
@@ -206,8 +251,7 @@ class ModelSpec:
         All of them in full layers, at most the window in sliding layers, at most one chunk in
         chunked layers (engines free the rest).
         """
-        tokens = sum(n * (min(context, bound) if bound else context) for bound, n in self.kv_layer_groups().items())
-        return self.kv_elements_per_layer_token * tokens
+        return sum(g.layers * g.elements_per_token * g.tokens(context) for g in self.kv_groups())
 
     @property
     def state_elements_per_sequence(self) -> int:
@@ -216,8 +260,8 @@ class ModelSpec:
         return linear + self.count_mixers(*MAMBA_MIXERS) * (self.ssm.state_elements if self.ssm else 0)
 
     # ---- parameters ----------------------------------------------------------------------
-    def attention_params(self) -> int:
-        """Parameters of one layer's attention block (projections, biases, q/k norms, sinks)."""
+    def attention_params(self, layer: int = 0) -> int:
+        """Parameters of ``layer``'s attention block (projections, biases, q/k norms, sinks)."""
         h = self.hidden
         if self.mla:
             m = self.mla
@@ -230,15 +274,17 @@ class ModelSpec:
             kv += m.kv_lora_rank * self.heads * (m.qk_nope_head_dim + m.v_head_dim)  # kv_b
             index = self.indexer.params(h, m.q_lora_rank or 0) if self.indexer else 0
             return q + kv + self.heads * m.v_head_dim * h + index + (h * self.heads if self.head_gate else 0)
-        q_out = self.q_dim * (2 if self.attn_output_gate else 1)
-        params = h * q_out + 2 * h * self.kv_dim + self.q_dim * h
+        a, own = self.attention(layer), not self.is_kv_shared(layer)
+        q_out = a.q_dim * (2 if self.attn_output_gate else 1)
+        kv_out = a.k_dim + (0 if a.k_eq_v else a.v_dim) if own else 0
+        params = h * (q_out + kv_out) + a.o_dim * h
         if self.qkv_bias:
-            params += q_out + 2 * self.kv_dim
+            params += q_out + kv_out
         if self.o_bias:
             params += h
         if self.qk_norm and self.norm_affine:
-            params += self.q_dim + self.kv_dim if self.qk_norm_full else 2 * self.head_dim
-        return params + self.heads * (self.attn_sinks + self.attn_gate_bias + (h if self.head_gate else 0))
+            params += a.q_dim + own * a.k_dim if self.qk_norm_full else (1 + own) * a.head_dim
+        return params + (a.heads if a.sinks else 0) + a.heads * (self.attn_gate_bias + (h if self.head_gate else 0))
 
     def mixer_params(self, layer: int) -> int:
         """Parameters of the token mixer of ``layer``."""
@@ -246,7 +292,7 @@ class ModelSpec:
         if kind == "linear" and self.linear:
             return self.linear.params(self.hidden)
         mamba = self.ssm.params(self.hidden) if kind in MAMBA_MIXERS and self.ssm else 0
-        return mamba + (self.attention_params() if kind in ATTENTION_MIXERS else 0)
+        return mamba + (self.attention_params(layer) if kind in ATTENTION_MIXERS else 0)
 
     def mlp_params(self, width: int, bias: bool | None = None) -> int:
         """Parameters of one dense MLP of intermediate ``width`` (``bias`` defaults to mlp_bias)."""
@@ -259,13 +305,15 @@ class ModelSpec:
     def ffn_params(self, layer: int, active: bool = False) -> int:
         """Parameters of one layer's feed-forward; ``active`` counts only top-k + shared experts."""
         kind = self.ffn_kind(layer)
-        if kind != "moe" or self.moe is None:
-            return self.mlp_params(self.ffn) if kind == "dense" else 0
+        dense = self.mlp_params(self.ffn_width(layer)) if kind in ("dense", DENSE_MOE) else 0
+        if kind not in MOE_FFNS or self.moe is None:
+            return dense
         moe = self.moe
         routed = moe.top_k if active else moe.experts
-        params = routed * self.mlp_params(moe.expert_ffn, bias=moe.expert_bias)
+        params = dense + routed * self.mlp_params(moe.expert_ffn, bias=moe.expert_bias)
         params += moe.shared_experts * self.mlp_params(moe.shared_ffn or moe.expert_ffn, bias=False)
         params += self.hidden * moe.experts + (moe.experts if moe.router_bias else 0)
+        params += self.hidden + moe.experts if moe.router_scales else 0
         return params + (self.hidden if moe.shared_gate else 0) + (self.norm_params if moe.post_norm else 0)
 
     @property
@@ -282,6 +330,17 @@ class ModelSpec:
         return params + (self.norm_params if self.embed_norm else 0)
 
     @property
+    def per_layer_input_params(self) -> int:
+        """Parameters of Gemma 4's per-layer inputs (0 without them).
+
+        The packed table (per_layer_vocab × layers·p), its projection from the hidden state
+        (hidden → layers·p) and norm (p), and per layer a gate (hidden → p) and a projection back
+        (p → hidden); the norm after it is one of the layer's norms_per_layer.
+        """
+        p, width = self.per_layer_input, self.layers * self.per_layer_input
+        return self.per_layer_vocab * width + self.hidden * width + p + self.layers * 2 * self.hidden * p
+
+    @property
     def lm_head_params(self) -> int:
         """Output projection parameters (0 when tied to the embedding; a bias is never tied)."""
         head = 0 if self.tied_embeddings else self.vocab * self.hidden
@@ -290,7 +349,7 @@ class ModelSpec:
     def param_count(self, active: bool = False, text_only: bool = False) -> int:
         """Total parameters (``active``: top-k experts only; ``text_only``: without the vision tower)."""
         per_layer = sum(self.ffn_params(i, active) + self.mixer_params(i) for i in range(self.layers))
-        per_layer += self.layers * self.norms_per_layer * self.norm_params
+        per_layer += self.layers * self.norms_per_layer * self.norm_params + self.per_layer_input_params
         text = self.embedding_params + per_layer + self.norm_params + self.lm_head_params
         return text + (0 if text_only else self.vision_params)
 
@@ -335,6 +394,10 @@ class ModelSpec:
             out |= {"window": self.window} if self.window else {}
             out |= {"chunk": self.chunk} if self.chunk else {}
             out["state_elements_per_sequence"] = self.state_elements_per_sequence
+        if self.attention_shapes:
+            out["attention_shapes"] = {kind: a.describe() for kind, a in self.attention_shapes}
+        out |= {"kv_shared_layers": self.kv_shared_layers} if self.kv_shared_layers else {}
+        out |= {"per_layer_input": self.per_layer_input} if self.per_layer_input else {}
         if self.vision_params:
             out["vision_params"] = self.vision_params
             out["text_params"] = self.param_count(text_only=True)
