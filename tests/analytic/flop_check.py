@@ -23,6 +23,16 @@ from rooftop.models.hf_config import spec_from_config
 CONFIGS = Path(__file__).resolve().parents[1] / "data" / "configs"
 MATMUL_OPS = ("mm", "addmm", "bmm", "baddbmm")
 SMALL = {"hidden_size": 64, "intermediate_size": 96, "vocab_size": 128, "num_attention_heads": 4, "head_dim": 16}
+GEMMA4 = {  # two sliding layers to one full (k_eq_v: one KV head of 32), as the real ones five to one
+    **SMALL,
+    "num_hidden_layers": 6,
+    "num_key_value_heads": 2,
+    "global_head_dim": 32,
+    "num_global_key_value_heads": 1,
+    "sliding_window": 64,
+    "layer_types": ["sliding_attention", "sliding_attention", "full_attention"] * 2,
+    "vocab_size_per_layer_input": 128,
+}
 SHRINK: dict[str, dict[str, Any]] = {
     "llama-3": {**SMALL, "num_hidden_layers": 2, "num_key_value_heads": 2},
     "llama-4-scout": {
@@ -77,6 +87,15 @@ SHRINK: dict[str, dict[str, Any]] = {
     "gpt-neox": {"hidden_size": 64, "intermediate_size": 96, "vocab_size": 128, "num_attention_heads": 4},
     "phi-2": {**SMALL, "hidden_size": 80, "num_key_value_heads": 4, "head_dim": None},
     "mixtral": {**SMALL, "num_hidden_layers": 2, "num_key_value_heads": 2, "num_local_experts": 4},
+    "gemma-4-moe": {**GEMMA4, "num_experts": 4, "top_k_experts": 2, "moe_intermediate_size": 32},
+    # 31B's dense layout (k_eq_v full layers) with the small models' per-layer inputs, KV sharing
+    # over the last 3 layers and their double-wide MLPs switched on
+    "gemma-4-31b": {
+        **GEMMA4,
+        "hidden_size_per_layer_input": 8,
+        "num_kv_shared_layers": 3,
+        "use_double_wide_mlp": True,
+    },
 }
 
 

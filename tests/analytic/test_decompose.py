@@ -152,3 +152,48 @@ def test_layer_kinds_with_their_own_shape_get_their_own_projections():
     # the full layers read 11 keys and 11 values of 32 (one KV head); sliding ones 8 of 16 (two heads)
     assert float(ops["attn_score"].cost.kv_read_bytes) == 11 * 32 * 2
     assert float(ops["attn_value_swa"].cost.kv_read_bytes) == 2 * 8 * 16 * 2
+
+
+def test_gemma4_layer_kinds_have_their_own_projections():
+    # Gemma 4 26B-A4B decode at tp 2, context 4,095 (4,096 keys after the append), bf16
+    from rooftop.models.hf_config import load_config_file
+    from tests.conftest import data_path
+
+    spec = load_config_file(data_path("configs", "gemma-4-moe"))
+    ops = {op.name: op for op in decompose(spec, Workload(phase=Phase.DECODE, batch=1, context=4095, tp=2))}
+    # 25 sliding layers: q 2816 -> 16 x 256 / 2 GPUs, k and v 2816 -> 8 x 256 / 2 each
+    assert [ops[f"{p}_proj_swa"].count for p in "qkvo"] == [25] * 4
+    assert float(ops["k_proj_swa"].cost.weight_bytes) == 2816 * 1024 * 2
+    # 5 full layers: q 2816 -> 16 x 512 / 2, k 2816 -> 2 x 512 / 2; no v_proj (k_eq_v)
+    assert "v_proj" not in ops and ops["k_proj"].count == 5 and ops["o_proj"].count == 5
+    assert float(ops["q_proj"].cost.weight_bytes) == 2816 * 4096 * 2
+    # each GPU appends keys and values: full 1 KV head x (512 + 512), sliding 4 x (256 + 256), x 2 B
+    assert float(ops["kv_append"].cost.kv_write_bytes) == 1024 * 2
+    assert float(ops["kv_append_swa"].cost.kv_write_bytes) == 2048 * 2
+    # full layers read every key, 1 head x 4,096 x 512 x 2 B; sliding ones the window, 4 x 1,024 x 256 x 2 B
+    assert float(ops["attn_score"].cost.kv_read_bytes) == 4096 * 512 * 2
+    assert float(ops["attn_score_swa"].cost.kv_read_bytes) == 4 * 1024 * 256 * 2
+    # the MoE block: the dense MLP and the experts side by side in every layer, 5 more norms each
+    assert ops["gate_proj"].count == ops["experts_gate_up"].count == 30 and ops["extra_norms"].count == 150
+
+
+def test_gemma4_kv_shared_layers_project_queries_only():
+    from rooftop.models.hf_config import spec_from_config
+    from tests.models.test_family_shapes import E2B_TEXT
+
+    spec = spec_from_config(E2B_TEXT, "gemma-4-e2b")
+    ops = {op.name: op for op in decompose(spec, Workload(phase=Phase.DECODE, batch=1, context=100))}
+    # 28 sliding layers (12 with their own K/V) and 7 full (3 with their own)
+    assert (ops["q_proj_swa"].count, ops["k_proj_swa"].count, ops["kv_append_swa"].count) == (28, 12, 12)
+    assert (ops["q_proj"].count, ops["v_proj"].count, ops["kv_append"].count) == (7, 3, 3)
+    assert (ops["qk_norm_swa"].count, ops["q_norm_swa"].count, ops["attn_score_swa"].count) == (12, 16, 28)
+    # the 20 shared layers' MLPs are twice as wide
+    assert (ops["gate_proj"].count, ops["wide_gate_proj"].count) == (15, 20)
+    assert float(ops["wide_gate_proj"].cost.weight_bytes) == 1536 * 12288 * 2
+    # per-layer inputs: one gather of 35 x 256 features and one projection, then a gate and a
+    # projection back in each layer
+    assert float(ops["embed_per_layer"].cost.weight_bytes) == 35 * 256 * 2
+    assert ops["per_layer_model_proj"].count == 1 and float(ops["per_layer_model_proj"].cost.weight_bytes) == (
+        1536 * 8960 * 2
+    )
+    assert ops["per_layer_gate"].count == ops["per_layer_proj"].count == 35

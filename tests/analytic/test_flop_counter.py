@@ -35,6 +35,7 @@ EXACT = [
     "gpt-neox",
     "phi-2",
     "mixtral",
+    "gemma-4-moe",
 ]
 
 
@@ -94,3 +95,20 @@ def test_families_from_default_configs_flops_equal_flop_counter(model_type):
     assert rooftop_matmul_flops(config, Phase.PREFILL, BATCH, PROMPT) == prefill
     if "kv_lora_rank" not in config:
         assert rooftop_matmul_flops(config, Phase.DECODE, BATCH, PROMPT, context=PROMPT) == decode
+
+
+def test_gemma4_kv_sharing_prefill_counts_every_position():
+    # gemma-4-31b's dense layout with per-layer inputs and the last 3 of 6 layers KV-shared (their
+    # MLP twice as wide). Decode is exact. In prefill, transformers runs the KV-shared layers on the
+    # kept logits' positions only (nothing later reads the others: they cache nothing), as vLLM's
+    # opt-in kv_sharing_fast_prefill does; rooftop counts vLLM's default, every position. The gap
+    # is those layers on the 11 other positions of each of the 2 sequences, 22 tokens x 2 FLOPs a
+    # weight: sliding layers q 64 x 64 + o 64 x 64 + MLP 3 x 64 x 192 + per-layer 2 x 64 x 8 =
+    # 46,080 weights (x 2 layers), the full layer q 64 x 128 + o 128 x 64 + the same = 54,272 ->
+    # 22 x 2 x 146,432 = 6,443,008; and their attention, 11 queries x 12 keys per sequence: 2 x 4
+    # heads x (16 + 16) x 2 (sliding, x 2 layers) + 2 x 4 x (32 + 32) (full) = 1,024 FLOPs a pair,
+    # x 264 pairs = 270,336
+    config = shrunk_config("gemma-4-31b")
+    prefill, decode = torch_matmul_flops(config, BATCH, PROMPT)
+    assert rooftop_matmul_flops(config, Phase.DECODE, BATCH, PROMPT, context=PROMPT) == decode
+    assert rooftop_matmul_flops(config, Phase.PREFILL, BATCH, PROMPT) - prefill == 6_443_008 + 270_336

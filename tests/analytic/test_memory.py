@@ -36,3 +36,17 @@ def test_does_not_fit():
     m = budget(spec, Workload(phase=Phase.DECODE), get_roofs("h100-sxm").capacity_bytes)
     assert not bool(m.fits)
     assert int(m.max_batch) == 0
+
+
+def test_gemma4_kv_per_sequence_by_layer_kind_and_tp():
+    # Gemma 4 26B-A4B at tp 4, decode at 32,768 cached tokens (32,769 after the step), bf16. Sliding
+    # layers keep 1,024 tokens of 8 / 4 = 2 KV heads per GPU: 25 x 1,024 x 2 x (256 + 256) x 2 B =
+    # 52,428,800 B; the full layers' 2 KV heads cannot split 4 ways, so each GPU keeps one:
+    # 5 x 32,769 x 1 x (512 + 512) x 2 B = 335,554,560 B
+    from rooftop.analytic.memory import kv_bytes_per_sequence
+    from rooftop.models.hf_config import load_config_file
+    from tests.conftest import data_path
+
+    spec = load_config_file(data_path("configs", "gemma-4-moe"))
+    w = Workload(phase=Phase.DECODE, batch=1, context=32768, tp=4)
+    assert float(kv_bytes_per_sequence(spec, w)) == 52_428_800 + 335_554_560

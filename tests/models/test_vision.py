@@ -24,6 +24,25 @@ def test_gemma3_siglip_tower_and_projector():
     assert vision_params({"model_type": "gemma3"}, vision, 2560, "x") == 419_816_304 + head
 
 
+def test_gemma4_tower_and_projector():
+    # Gemma 4 (26B-A4B and 31B): 27 layers of 1152, 16 heads and 16 KV heads of 72, no biases.
+    # Per layer q, k, v, o 4 x 1152 x 1152 = 5,308,416; q and k norms 2 x 72 (v's has no weight);
+    # gated MLP 3 x 1152 x 4304 = 14,874,624; four norms 4,608 -> 20,187,792, x 27 = 545,070,384.
+    # Patches 3 x 16 x 16 x 1152 = 884,736; position table 2 x 10,240 x 1152 = 23,592,960; the
+    # projector 1152 x 2816 = 3,244,032 (its norm has no weight) -> 572,792,112, transformers' count
+    vision = {
+        "hidden_size": 1152,
+        "intermediate_size": 4304,
+        "num_hidden_layers": 27,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 16,
+        "head_dim": 72,
+        "patch_size": 16,
+        "position_embedding_size": 10240,
+    }
+    assert vision_params({"model_type": "gemma4"}, vision, 2816, "x") == 572_792_112
+
+
 def test_unknown_tower_is_none():
     assert vision_params({"model_type": "somevlm"}, {}, 64, "x") is None
 

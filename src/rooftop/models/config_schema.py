@@ -100,6 +100,13 @@ COUNTS: dict[str, tuple[int, int]] = {
     "index_n_heads": (0, MAX_HEADS),
     "index_head_dim": (0, MAX_WIDTH),
     "index_topk": (0, MAX_POSITIONS),
+    # attention shapes per layer kind, KV sharing and per-layer inputs (Gemma 4)
+    "global_head_dim": (1, MAX_WIDTH),
+    "num_global_key_value_heads": (1, MAX_HEADS),
+    "num_kv_shared_layers": (0, MAX_LAYERS),
+    "hidden_size_per_layer_input": (0, MAX_WIDTH),
+    "vocab_size_per_layer_input": (1, MAX_VOCAB),
+    "top_k_experts": (0, MAX_EXPERTS),
 }
 # field -> list of layer indices
 LAYER_LISTS = ("mlp_only_layers", "moe_layers", "attn_layer_indices")
@@ -112,7 +119,15 @@ PER_LAYER_COUNTS: dict[str, tuple[int, int]] = {
     "moe_topk": (0, MAX_EXPERTS),
     "moe_intermediate_size": (0, MAX_WIDTH),
 }
-FLAGS = ("tie_word_embeddings", "attention_bias", "mlp_bias", "is_encoder_decoder")
+FLAGS = (
+    "tie_word_embeddings",
+    "attention_bias",
+    "mlp_bias",
+    "is_encoder_decoder",
+    "attention_k_eq_v",
+    "enable_moe_block",
+    "use_double_wide_mlp",
+)
 TEXTS = ("model_type", "hidden_act", "activation_function", "topk_method", "_source")
 FLOATS = ("rope_theta", "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon")  # finite when given
 

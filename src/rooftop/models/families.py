@@ -26,6 +26,20 @@ GEMMA3_TEXT_FIELDS = {
     "sliding_window": 4096,
     "sliding_window_pattern": 6,
 }
+# Gemma4TextConfig's defaults (transformers 5.24.0) for the fields rooftop reads; a config without
+# layer_types has five sliding layers to one full (sliding_window_pattern 6), the last one full
+GEMMA4_TEXT_FIELDS = {
+    "num_attention_heads": 8,
+    "num_key_value_heads": 4,
+    "head_dim": 256,
+    "global_head_dim": 512,
+    "vocab_size": 262144,
+    "max_position_embeddings": 131072,
+    "sliding_window": 512,
+    "sliding_window_pattern": 6,
+    "hidden_size_per_layer_input": 256,
+    "vocab_size_per_layer_input": 262144,
+}
 QWEN_HYBRID = {"qk_norm": True, "attn_output_gate": True, "shared_gate": True}
 # What transformers' config class gives the shape fields a multimodal wrapper's text_config leaves
 # out (llava-1.5-7b's names only vocab_size, max_position_embeddings and rms_norm_eps; Qwen2-Audio's
@@ -80,6 +94,14 @@ FAMILIES: dict[str, dict[str, Any]] = {
         "norms_per_layer": 4,
         "qk_norm": True,
         "fields": GEMMA3_TEXT_FIELDS,
+    },
+    # Gemma 4: per-kind attention shapes, MoE block, KV sharing, per-layer inputs (models/family_shapes.py)
+    "gemma4_text": {
+        "tied_embeddings": True,
+        "activation": "gelu",
+        "qk_norm": True,
+        "o_bias": False,
+        "fields": GEMMA4_TEXT_FIELDS,
     },
     "deepseek_v2": LLAMA,
     "deepseek_v3": LLAMA,
@@ -196,7 +218,6 @@ REFUSED_TYPES = {
     "mllama": "cross-attention image layers (Llama 3.2 Vision)",
     "mpt": "ALiBi attention with bias-free LayerNorms (MPT)",
     "opt": "OPT's offset position table and projections",
-    "gemma4": "the Gemma 4 layer layout (rooftop covers gemma, gemma2 and gemma3)",
     "lfm2": "short-convolution layers (LFM2)",
     "lfm2_moe": "short-convolution layers (LFM2)",
     "recurrent_gemma": "RG-LRU recurrent blocks (RecurrentGemma)",

@@ -19,6 +19,7 @@ from rooftop.core.safejson import read_json
 from rooftop.errors import SpecError
 from rooftop.models.config_schema import check_config
 from rooftop.models.families import FAMILIES, LLAMA, TEXT_CONFIG_FIELDS, auto_config_family, refusal
+from rooftop.models.family_shapes import layout_fields
 from rooftop.models.fields import get_field as _get
 from rooftop.models.fields import int_field as _int
 from rooftop.models.hf_mixers import linear_attention, ssm
@@ -88,6 +89,7 @@ def spec_from_config(config: Any, name: str, where: str = "config.json") -> Mode
     try:
         fields = _shape_fields(config, model_type, arch, where)
         fields |= _layer_fields(config, model_type, fields["layers"], where)
+        fields |= layout_fields(config, model_type, fields)
         if vision is not None:
             tower = vision_params(top, vision, fields["hidden"], where)
             if tower is None:

@@ -40,6 +40,24 @@ def _siglip(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str
     return tower + _int(v, "num_hidden_layers", where, 12) * layer + h * text_hidden + h
 
 
+def _gemma4(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """Gemma 4: a ViT without biases (RMSNorms, q/k norms, gated MLP), 2-D position table, projector.
+
+    Patch projection (3·patch² -> h), a position table of 2 × position_embedding_size × h; per
+    layer q/k/v/o (heads and KV heads of head_dim), q and k norms of head_dim (v's has no weight),
+    a gated MLP and four norms; the pooler and standardisation hold no parameters; the projector
+    is one h -> text_hidden matrix after a norm without weight (transformers' Gemma4VisionModel
+    and Gemma4MultimodalEmbedder).
+    """
+    h, i = _int(v, "hidden_size", where, 768), _int(v, "intermediate_size", where, 3072)
+    heads, head_dim = _int(v, "num_attention_heads", where, 12), _int(v, "head_dim", where, 64)
+    kv_heads, patch = _int(v, "num_key_value_heads", where, 12), _int(v, "patch_size", where, 16)
+    attention = 2 * h * heads * head_dim + 2 * h * kv_heads * head_dim + 2 * head_dim
+    layer = attention + 3 * h * i + 4 * h
+    embed = 3 * patch * patch * h + 2 * _int(v, "position_embedding_size", where, 10240) * h
+    return embed + _int(v, "num_hidden_layers", where, 16) * layer + h * text_hidden
+
+
 def _clip_llava(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
     """LLaVA / LLaVA-NeXT: CLIP encoder (class token, pre/post LayerNorms) + a two-layer projector."""
     h, i = _int(v, "hidden_size", where, 1024), _int(v, "intermediate_size", where, 4096)
@@ -107,6 +125,7 @@ def _llama4(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str
 
 TOWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], int, str], int]] = {
     "gemma3": _siglip,
+    "gemma4": _gemma4,
     "llama4": _llama4,
     "llava": _clip_llava,
     "llava_next": _clip_llava,
