@@ -36,6 +36,7 @@ EXACT = [
     "phi-2",
     "mixtral",
     "gemma-4-moe",
+    "mimo-v2",
 ]
 
 

@@ -1,7 +1,7 @@
 """Per-kind attention shapes, KV sharing, Gemma 4's MoE block and per-layer inputs (models/family_shapes.py).
 
-The real files are tests/data/configs/gemma-4-moe (google/gemma-4-26B-A4B) and gemma-4-31b
-(nvidia/Gemma-4-31B-IT-NVFP4, Gemma 4 31B's layout); their
+The real files are tests/data/configs/gemma-4-moe (google/gemma-4-26B-A4B), gemma-4-31b
+(nvidia/Gemma-4-31B-IT-NVFP4, Gemma 4 31B's layout) and mimo-v2 (XiaomiMiMo/MiMo-V2-Flash); their
 parameter counts against transformers are in test_real_configs.py. KV bytes are written out by
 hand at bf16 (2 B an element).
 """
@@ -141,6 +141,27 @@ def test_gemma4_last_layer_is_full_attention_and_default_pattern():
     default = {k: v for k, v in E2B_TEXT.items() if k not in ("layer_types", "num_kv_shared_layers")}
     spec = spec_from_config({**default, "num_hidden_layers": 12}, "x")  # sliding_window_pattern 6: 5 to 1
     assert [spec.mixer(i) for i in range(6)] == ["sliding"] * 5 + ["full"]
+
+
+def test_mimo_v2_per_kind_heads_value_width_and_sinks():
+    spec = load_config_file(CONFIGS / "mimo-v2")
+    assert spec.attention(0) == AttentionShape(64, 4, 192, 128)  # full: no sinks
+    assert spec.attention(1) == AttentionShape(64, 8, 192, 128, sinks=True)
+    # sliding layer: q 4096 x 64 x 192 = 50,331,648, k 4096 x 8 x 192 = 6,291,456, v 4096 x 8 x 128 =
+    # 4,194,304, o 64 x 128 x 4096 = 33,554,432, sinks 64 -> 94,371,904
+    assert spec.attention_params(1) == 94_371_904
+    # KV per token: 9 full layers x 4 heads x (192 + 128) = 1,280 elements = 2,560 B; 39 sliding
+    # layers x 8 x 320 = 2,560 elements = 5,120 B: 9 x 2,560 + 39 x 5,120 = 23,040 + 199,680 = 222,720 B
+    assert spec.kv_groups() == (KVGroup(0, 9, 4, 1280), KVGroup(128, 39, 8, 2560))
+    assert spec.kv_bytes_per_token(2) == 222_720
+    # at 32,768 tokens: 9 x 32,768 x 2,560 + 39 x 128 x 5,120 = 754,974,720 + 25,559,040 B
+    assert spec.kv_elements_per_sequence(32_768) * 2 == 780_533_760
+
+
+def test_mimo_v2_hybrid_layer_pattern_is_checked():
+    raw = json.loads((CONFIGS / "mimo-v2" / "config.json").read_text())
+    with pytest.raises(SpecError, match="'hybrid_layer_pattern' must list 48 zeros"):
+        spec_from_config({**raw, "hybrid_layer_pattern": [0, 1] * 10}, "x")
 
 
 def test_layout_fields_leave_other_families_alone():

@@ -100,18 +100,22 @@ COUNTS: dict[str, tuple[int, int]] = {
     "index_n_heads": (0, MAX_HEADS),
     "index_head_dim": (0, MAX_WIDTH),
     "index_topk": (0, MAX_POSITIONS),
-    # attention shapes per layer kind, KV sharing and per-layer inputs (Gemma 4)
+    # attention shapes per layer kind, KV sharing and per-layer inputs (Gemma 4, MiMo-V2)
     "global_head_dim": (1, MAX_WIDTH),
     "num_global_key_value_heads": (1, MAX_HEADS),
     "num_kv_shared_layers": (0, MAX_LAYERS),
     "hidden_size_per_layer_input": (0, MAX_WIDTH),
     "vocab_size_per_layer_input": (1, MAX_VOCAB),
     "top_k_experts": (0, MAX_EXPERTS),
+    "swa_num_attention_heads": (1, MAX_HEADS),
+    "swa_num_key_value_heads": (1, MAX_HEADS),
+    "swa_head_dim": (1, MAX_WIDTH),
+    "swa_v_head_dim": (1, MAX_WIDTH),
 }
 # field -> list of layer indices
 LAYER_LISTS = ("mlp_only_layers", "moe_layers", "attn_layer_indices")
 # field -> one entry per layer (a pattern string or a list of layer kinds)
-PER_LAYER = ("hybrid_override_pattern", "layers_block_type", "layer_types", "mlp_layer_types")
+PER_LAYER = ("hybrid_override_pattern", "layers_block_type", "layer_types", "mlp_layer_types", "hybrid_layer_pattern")
 # field -> one integer, or one per layer (Hunyuan writes "moe_topk": [8, 8, ...]; fields.int_field
 # reads a list of equal entries as that entry and refuses one that varies)
 PER_LAYER_COUNTS: dict[str, tuple[int, int]] = {
@@ -127,6 +131,8 @@ FLAGS = (
     "attention_k_eq_v",
     "enable_moe_block",
     "use_double_wide_mlp",
+    "add_swa_attention_sink_bias",
+    "add_full_attention_sink_bias",
 )
 TEXTS = ("model_type", "hidden_act", "activation_function", "topk_method", "_source")
 FLOATS = ("rope_theta", "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon")  # finite when given

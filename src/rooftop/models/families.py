@@ -103,6 +103,8 @@ FAMILIES: dict[str, dict[str, Any]] = {
         "o_bias": False,
         "fields": GEMMA4_TEXT_FIELDS,
     },
+    # MiMo-V2-Flash: sliding layers with their own KV heads and sinks, values narrower than keys
+    "mimo_v2_flash": {"o_bias": False},
     "deepseek_v2": LLAMA,
     "deepseek_v3": LLAMA,
     "deepseek_v32": LLAMA,  # DeepSeek-V3 with DSA's indexer (index_topk: ModelSpec.indexer)
@@ -229,7 +231,6 @@ REFUSED_TYPES = {
     "rwkv": "RWKV time-mixing blocks",
     "blt": "byte-latent patching (BLT)",
     "dbrx": "DBRX's nested attn_config / ffn_config",
-    "mimo_v2_flash": "per-layer-type KV head counts and a value head size apart from the key's (MiMo-V2)",
     "minimax": "lightning-attention layers (MiniMax-01)",
     "longcat_flash": "two attention and two MLP blocks per layer with zero-computation experts (LongCat-Flash)",
     "laguna": "per-layer query head counts and per-head softplus output gates (Laguna)",

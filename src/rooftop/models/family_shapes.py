@@ -1,12 +1,12 @@
 """Family layouts the generic reading of a config does not cover: per-kind attention shapes and more.
 
-Gemma 4 (``gemma4_text``) gives its sliding and full attention layers different heads and
-widths (``ModelSpec.attention_shapes``); it also runs
+Gemma 4 (``gemma4_text``) and MiMo-V2-Flash (``mimo_v2_flash``) give their sliding and full
+attention layers different heads and widths (``ModelSpec.attention_shapes``); Gemma 4 also runs
 a MoE block beside the dense MLP, shares the KV cache of its last layers and adds per-layer
 inputs. Each reader takes the config (family defaults applied) and the fields read so far, and
 returns the ModelSpec fields it sets, as transformers 5.24.0 builds the model
-(``models/gemma4/configuration_gemma4.py`` and ``modeling_gemma4.py``). A new family is a new
-reader in ``LAYOUTS``.
+(``models/gemma4/configuration_gemma4.py`` and ``modeling_gemma4.py``,
+``models/mimo_v2_flash/modeling_mimo_v2_flash.py``). A new family is a new reader in ``LAYOUTS``.
 """
 
 from __future__ import annotations
@@ -65,6 +65,28 @@ def _gemma4(config: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _mimo_v2(config: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """MiMo-V2-Flash: value heads narrower than the keys', sliding layers with their own KV heads.
+
+    Full layers: ``num_key_value_heads`` of ``head_dim`` keys and ``v_head_dim`` values. Sliding
+    layers: the ``swa_*`` fields (transformers, which ignores them, builds twice the KV heads and
+    the same widths, which the published config also says), with a sink logit per head when
+    ``add_swa_attention_sink_bias`` (transformers: always; full layers: never).
+    """
+    heads, kv_heads, head_dim = fields["heads"], fields["kv_heads"], fields["head_dim"]
+    v_head_dim = count_field(config, "v_head_dim", head_dim, minimum=1)
+    full = AttentionShape(heads, kv_heads, head_dim, v_head_dim, sinks=bool(config.get("add_full_attention_sink_bias")))
+    swa = AttentionShape(
+        count_field(config, "swa_num_attention_heads", heads, minimum=1),
+        count_field(config, "swa_num_key_value_heads", 2 * kv_heads, minimum=1),
+        count_field(config, "swa_head_dim", head_dim, minimum=1),
+        count_field(config, "swa_v_head_dim", v_head_dim, minimum=1),
+        sinks=bool(config.get("add_swa_attention_sink_bias", True)),
+    )
+    return {"attention_shapes": (("full", full), ("sliding", swa))}
+
+
 LAYOUTS: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] = {
     "gemma4_text": _gemma4,
+    "mimo_v2_flash": _mimo_v2,
 }

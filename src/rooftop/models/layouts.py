@@ -60,6 +60,11 @@ TYPE_NAMES = {
 
 def _attention_kinds(config: dict[str, Any], model_type: str, layers: int) -> list[str]:
     window = config.get("sliding_window")
+    if isinstance(config.get("hybrid_layer_pattern"), list):  # MiMo-V2: 1 sliding, 0 full, per layer
+        pattern = config["hybrid_layer_pattern"]
+        if len(pattern) != layers or any(p not in (0, 1) or isinstance(p, bool) for p in pattern):
+            raise SpecError(f"field 'hybrid_layer_pattern' must list {layers} zeros (full) and ones (sliding)")
+        return ["sliding" if p else "full" for p in pattern]
     if isinstance(config.get("layer_types"), list):
         return [TYPE_NAMES[n] for n in _known_types(config["layer_types"], layers)]
     if model_type == "llama4_text" and config.get("attention_chunk_size"):
