@@ -1,15 +1,11 @@
 """ModelSpec: the frozen shape of a decoder-only transformer, with derived fields in one place.
 
-Covers dense Llama-style models, GQA/MQA, MoE (routed top-k experts, shared experts, dense
-layers anywhere, expert biases, a norm after the experts), MLA (DeepSeek's latent KV cache), tied
-embeddings, learned position embeddings (GPT-2), LayerNorm vs RMSNorm, gated vs plain MLPs,
-biases, q/k norms (per head or full width), attention sinks and output gates, and per-layer token
-mixers: full, sliding-window or chunked attention, gated DeltaNet, KDA and Mamba layers
-(``mixers``), with their own feed-forward kinds (``ffns``: a layer may run a dense MLP and experts
-side by side, Gemma 4's MoE block). Attention layers of one kind may have their own heads and
-widths (``attention_shapes``: Gemma 4's full layers, MiMo-V2's sliding ones); the last
-``kv_shared_layers`` may read an earlier layer's KV cache (Gemma 4's small models), and per-layer
-inputs add a packed embedding read by every layer (``per_layer_input``).
+Covers dense and MoE decoders (shared experts, dense layers anywhere, expert biases, post-norms),
+MLA, tied embeddings, learned positions, LayerNorm/RMSNorm, gated/plain MLPs, biases, q/k norms,
+sinks and output gates; per-layer token mixers (full, sliding, chunked attention, gated DeltaNet,
+KDA, Mamba: ``mixers``) and feed-forward kinds (``ffns``; Gemma 4 runs a dense MLP beside its
+experts); per-kind attention shapes (``attention_shapes``: Gemma 4, MiMo-V2), layers reading an
+earlier layer's KV cache (``kv_shared_layers``) and per-layer inputs (``per_layer_input``).
 """
 
 from __future__ import annotations
@@ -220,13 +216,11 @@ class ModelSpec:
             if kind not in ATTENTION_MIXERS or self.is_kv_shared(i):
                 continue
             bound = self.window if kind == "sliding" else self.chunk if kind == "chunked" else 0
-            a = self.attention(i)
-            key = (
-                (bound, 0, self.kv_elements_per_layer_token)
-                if self.mla
-                else (bound, a.kv_heads, a.kv_elements_per_token)
+            a = self.attention(i)  # MLA's latent: kv_heads 0, never split across GPUs
+            heads, per_token = (
+                (0, self.kv_elements_per_layer_token) if self.mla else (a.kv_heads, a.kv_elements_per_token)
             )
-            counts[key] = counts.get(key, 0) + 1
+            counts[(bound, heads, per_token)] = counts.get((bound, heads, per_token), 0) + 1
         return tuple(KVGroup(bound, n, kv_heads, per_token) for (bound, kv_heads, per_token), n in counts.items())
 
     @property
