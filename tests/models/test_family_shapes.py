@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from rooftop.errors import SpecError
-from rooftop.models.hf_config import load_config_file, spec_from_config
 from rooftop.models.family_shapes import layout_fields
+from rooftop.models.hf_config import load_config_file, spec_from_config
 from rooftop.models.mixers import AttentionShape, KVGroup
 from rooftop.models.spec import ModelSpec
 

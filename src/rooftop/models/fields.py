@@ -20,7 +20,12 @@ ALIASES = {  # canonical name -> other spellings, first hit wins
     "max_position_embeddings": ("n_positions", "n_ctx"),
     # mixture of experts: Aria's moe_*, Hunyuan's moe_topk, EXAONE-MoE / Hy3 / AFMoE's num_shared_experts
     "num_local_experts": ("moe_num_experts",),
-    "num_experts_per_tok": ("experts_per_token", "moe_topk", "num_experts_per_token", "top_k_experts"),  # Kimi-Linear, Ling
+    "num_experts_per_tok": (
+        "experts_per_token",
+        "moe_topk",
+        "num_experts_per_token",
+        "top_k_experts",
+    ),  # Kimi, Ling, Gemma 4
     "n_shared_experts": ("num_shared_experts", "moe_num_shared_experts"),
     "first_k_dense_replace": ("num_dense_layers",),  # AFMoE: the first layers are dense
     "sliding_window_pattern": ("global_attn_every_n_layers",),  # AFMoE: every n-th layer is global
