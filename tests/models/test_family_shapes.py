@@ -174,3 +174,13 @@ def test_spec_checks_attention_shapes_and_kv_sharing():
         ModelSpec(**base, attention_shapes=(("full", AttentionShape(4, 3, 16)),))
     with pytest.raises(SpecError, match="kv_shared_layers"):
         ModelSpec(**base, kv_shared_layers=2)
+
+
+@pytest.mark.parametrize("model_type", ["gemma4_unified", "gemma4_unified_text", "gemma4_unified_assistant"])
+def test_gemma4_unified_is_refused_not_read_as_gemma4(model_type):
+    # transformers 5.24's default gemma4_unified_text (hidden 2304, 30 layers) counts 3,010,758,400;
+    # read as gemma4_text it would be 5,077,177,856, as a Llama 2,939,823,360: neither, so refused
+    config = {"model_type": model_type, "hidden_size": 2304, "num_hidden_layers": 30, "num_attention_heads": 8,
+              "intermediate_size": 9216, "vocab_size": 262144}  # fmt: skip
+    with pytest.raises(SpecError, match="Gemma 4"):
+        spec_from_config(config, "x")

@@ -232,6 +232,12 @@ REFUSED_TYPES = {
     "blt": "byte-latent patching (BLT)",
     "dbrx": "DBRX's nested attn_config / ffn_config",
     "minimax": "lightning-attention layers (MiniMax-01)",
+    # transformers 5.24's Gemma 4 Unified: another layout than gemma4_text's (its default config read
+    # as Gemma 4 counts 5.08 B, transformers 3.01 B); the assistant is a draft model over centroids
+    "gemma4_unified": "the Gemma 4 Unified layout (rooftop covers gemma4 and gemma4_text)",
+    "gemma4_unified_text": "the Gemma 4 Unified layout (rooftop covers gemma4 and gemma4_text)",
+    "gemma4_unified_assistant": "the Gemma 4 assistant's centroid layout",
+    "gemma4_assistant": "the Gemma 4 assistant's centroid layout",
     "longcat_flash": "two attention and two MLP blocks per layer with zero-computation experts (LongCat-Flash)",
     "laguna": "per-layer query head counts and per-head softplus output gates (Laguna)",
     "axk2": "norms scaled by a small MLP and a gated latent query (A.X K2)",
