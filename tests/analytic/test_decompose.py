@@ -179,7 +179,7 @@ def test_gemma4_layer_kinds_have_their_own_projections():
 
 def test_gemma4_kv_shared_layers_project_queries_only():
     from rooftop.models.hf_config import spec_from_config
-    from tests.models.test_family_shapes import E2B_TEXT
+    from tests.models.test_layouts import E2B_TEXT
 
     spec = spec_from_config(E2B_TEXT, "gemma-4-e2b")
     ops = {op.name: op for op in decompose(spec, Workload(phase=Phase.DECODE, batch=1, context=100))}

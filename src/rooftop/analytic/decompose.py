@@ -285,19 +285,9 @@ class _Step:
             ops = [self.gemm("q_proj", s.hidden, q_out)]
         ops.append(self.gemm("kv_a_proj", s.hidden, m.kv_lora_rank + m.qk_rope_head_dim))
         ops.append(self.gemm("kv_b_proj", m.kv_lora_rank, s.heads * (m.qk_nope_head_dim + m.v_head_dim) // self.tp))
-        append = {"tokens": self.tokens, "act_bytes": self.act, "kv_bytes": self.kv}
         latent = float(m.kv_lora_rank + m.qk_rope_head_dim)
-        return [
-            *ops,
-            self.op(
-                "kv_append",
-                OpKind.KV_APPEND,
-                self.spec.attention_layers,
-                "attention",
-                **append,
-                elements_per_token=latent,
-            ),
-        ]
+        append = {"tokens": self.tokens, "act_bytes": self.act, "kv_bytes": self.kv, "elements_per_token": latent}
+        return [*ops, self.op("kv_append", OpKind.KV_APPEND, s.attention_layers, "attention", **append)]
 
     def _attention_dims(self, layer: int) -> tuple[int, int, float, bool]:
         """(qk_dim, v_dim, KV heads read, whether V is a separate read) of the attention kernel.

@@ -194,12 +194,7 @@ class Reader:
         import msgspec
 
         decoder = kit().decoder
-        end = len(buf)
-        for _ in range(_MAX_TAIL_TRIES):
-            p = buf.rfind(b"]", 0, end)
-            if p < 0:
-                break
-            end = p
+        for p in _closing_brackets(buf):
             after = _tail_keys(buf[p + 1 :], self.is_object)
             if after is None:
                 continue
@@ -214,6 +209,16 @@ class Reader:
             self.meta = merge_keys(self.meta, after)
             return events
         raise NotFast("truncated or malformed end of trace")
+
+
+def _closing_brackets(text: bytes) -> Iterator[int]:
+    """The positions of the last ``_MAX_TAIL_TRIES`` ``]`` of ``text``, the last first."""
+    end = len(text)
+    for _ in range(_MAX_TAIL_TRIES):
+        end = text.rfind(b"]", 0, end)
+        if end < 0:
+            return
+        yield end
 
 
 def _first_key(buf: bytes) -> str:
@@ -304,12 +309,7 @@ def keys_after_events(text: bytes) -> dict[str, Any]:
     inside the events, where the text after it cannot close the object.
     """
     keys: dict[str, Any] = {}
-    end = len(text)
-    for _ in range(_MAX_TAIL_TRIES):
-        p = text.rfind(b"]", 0, end)
-        if p < 0:
-            break
-        end = p
+    for p in _closing_brackets(text):
         after = decode_keys(text[p + 1 :])
         if after is not None and b'"traceEvents"' not in text[p + 1 :]:
             keys = after

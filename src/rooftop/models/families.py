@@ -95,7 +95,7 @@ FAMILIES: dict[str, dict[str, Any]] = {
         "qk_norm": True,
         "fields": GEMMA3_TEXT_FIELDS,
     },
-    # Gemma 4: per-kind attention shapes, MoE block, KV sharing, per-layer inputs (models/family_shapes.py)
+    # Gemma 4: per-kind attention shapes, MoE block, KV sharing, per-layer inputs (models/layouts.py)
     "gemma4_text": {
         "tied_embeddings": True,
         "activation": "gelu",

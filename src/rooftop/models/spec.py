@@ -11,6 +11,7 @@ earlier layer's KV cache (``kv_shared_layers``) and per-layer inputs (``per_laye
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from rooftop.errors import SpecError
 from rooftop.models.mixers import MLA, AttentionShape, Indexer, KVGroup, LinearAttention, StateSpace
@@ -127,11 +128,8 @@ class ModelSpec:
         if self.indexer and not (self.mla and self.mla.q_lora_rank):
             raise SpecError(f"{self.name}: a DSA indexer reads MLA's compressed query (q_lora_rank)")
         for kind, a in self.attention_shapes:
-            if (
-                kind not in ATTENTION_MIXERS
-                or min(a.heads, a.kv_heads, a.head_dim, a.v_head_dim) < 1
-                or a.heads % a.kv_heads
-            ):
+            wrong = min(a.heads, a.kv_heads, a.head_dim, a.v_head_dim) < 1 or a.heads % a.kv_heads
+            if kind not in ATTENTION_MIXERS or wrong:
                 raise SpecError(f"{self.name}: bad {kind!r} attention shape {a}")
         if self.mla and self.attention_shapes:
             raise SpecError(f"{self.name}: MLA layers have one shape")
@@ -210,6 +208,10 @@ class ModelSpec:
 
     def kv_groups(self) -> tuple[KVGroup, ...]:
         """The caching attention layers grouped by token bound and per-token size (KV-shared layers cache nothing)."""
+        return self._kv_groups
+
+    @cached_property
+    def _kv_groups(self) -> tuple[KVGroup, ...]:  # once per spec: sweeps ask for every (batch, context)
         counts: dict[tuple[int, int, int], int] = {}
         for i in range(self.layers):
             kind = self.mixer(i)

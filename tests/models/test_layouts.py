@@ -1,4 +1,4 @@
-"""Per-kind attention shapes, KV sharing, Gemma 4's MoE block and per-layer inputs (models/family_shapes.py).
+"""Per-kind attention shapes, KV sharing, Gemma 4's MoE block and per-layer inputs (models/layouts.py).
 
 The real files are tests/data/configs/gemma-4-moe (google/gemma-4-26B-A4B), gemma-4-31b
 (nvidia/Gemma-4-31B-IT-NVFP4, Gemma 4 31B's layout) and mimo-v2 (XiaomiMiMo/MiMo-V2-Flash); their
@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from rooftop.errors import SpecError
-from rooftop.models.family_shapes import layout_fields
 from rooftop.models.hf_config import load_config_file, spec_from_config
+from rooftop.models.layouts import layout_fields
 from rooftop.models.mixers import AttentionShape, KVGroup
 from rooftop.models.spec import ModelSpec
 
