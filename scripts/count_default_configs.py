@@ -22,7 +22,7 @@ from typing import Any
 TARGET = Path(__file__).resolve().parents[1] / "tests" / "data" / "default_configs.json"
 COUNTED = (
     "afmoe apertus apertus1p5_text arcee aria_text axk1 bailing_hybrid bamba beam bloom codegen cohere cohere2 cwm"
-    " deepseek_v3 ernie4_5 exaone exaone4 exaone_moe falcon falcon_h1 flex_olmo gemma gemma2 gemma3"
+    " deepseek_v3 ernie4_5 ernie4_5_moe exaone exaone4 exaone_moe falcon falcon_h1 flex_olmo gemma gemma2 gemma3"
     " gemma3_text glm glm4 glm4_moe_lite gpt-sw3 gpt2 gpt_bigcode gpt_neox gpt_oss gptj granite"
     " granitemoe granitemoehybrid granitemoeshared helium hy_v3 internlm3 iquestcoder jais2 jamba kimi_linear llama"
     " llama4_text minicpm3 minimax_m2 ministral3 mistral mixtral nanochat nemotron_h olmo olmo2 olmo3"

@@ -109,3 +109,42 @@ def test_bert_style_encoders_and_unknown_layer_types_are_refused_by_name():
     typed = {**bert, "vocab_size": 8, "layer_types": ["full_attention"] * 11 + ["indexed_attention"]}
     with pytest.raises(SpecError, match="layer type 'indexed_attention', which rooftop does not model"):
         spec_from_config(typed, "x")
+
+
+ERNIE_4_5_300B = {  # ERNIE-4.5-300B-A47B's shape, as Ascend MindIE-LLM's ERNIE-MoE router test writes it
+    "model_type": "ernie4_5_moe",
+    "hidden_act": "silu",
+    "hidden_size": 8192,
+    "intermediate_size": 28672,
+    "num_attention_heads": 64,
+    "num_key_value_heads": 8,
+    "num_hidden_layers": 54,
+    "vocab_size": 103424,
+    "moe_num_experts": 64,
+    "moe_num_shared_experts": 0,
+    "moe_layer_start_index": 3,
+    "moe_layer_end_index": 53,
+    "moe_intermediate_size": 3584,
+    "moe_k": 8,
+    "moe_layer_interval": 1,
+    "tie_word_embeddings": True,
+}
+
+
+def test_ernie_4_5_moe_routes_layers_from_its_start_index():
+    spec = spec_from_config(ERNIE_4_5_300B, "ernie-4.5-300b")
+    assert spec.moe is not None and spec.moe.dense_layers == (0, 1, 2)  # layers 3..53 route
+    assert (spec.moe.experts, spec.moe.top_k, spec.moe.shared_experts) == (64, 8, 0)
+    attention = 2 * 8192 * 8192 + 2 * 8192 * 1024 + 2 * 8192  # q, o; k, v (8 KV heads of 128); two norms
+    dense = 3 * 8192 * 28672
+    routed = 64 * 3 * 8192 * 3584 + 64 * 8192 + 64  # experts, the fp32 router, e_score_correction_bias
+    total = 54 * attention + 3 * dense + 51 * routed + 103424 * 8192 + 8192  # tied embedding, final norm
+    assert spec.param_count() == total == 298_636_913_856  # = transformers 5.24's meta-device build
+    assert spec.param_count(active=True) == 47_079_337_152  # "A47B": 8 of 64 experts
+
+
+def test_ernie_4_5_moe_interval_and_end_index():
+    # (i + 1) % 2 == 0 and 3 <= i <= 20: layers 3, 5, ..., 19 route (9 of 28), the other 19 are dense
+    config = {**ERNIE_4_5_300B, "num_hidden_layers": 28, "moe_layer_interval": 2, "moe_layer_end_index": 20}
+    spec = spec_from_config(config, "x")
+    assert spec.moe is not None and set(range(28)) - set(spec.moe.dense_layers) == set(range(3, 20, 2))

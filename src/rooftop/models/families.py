@@ -150,6 +150,10 @@ FAMILIES: dict[str, dict[str, Any]] = {
     "granite": LLAMA,
     "granitemoe": LLAMA,
     "ernie4_5": {"tied_embeddings": True},  # Ernie4_5Config: tie_word_embeddings = True
+    # ERNIE-4.5 MoE: routed layers by moe_layer_start_index / _end_index / _interval (hf_moe); the
+    # router's e_score_correction_bias (one float per expert) is the router_bias; the shared experts
+    # are one MLP of moe_intermediate_size x moe_num_shared_experts (the same count as that many)
+    "ernie4_5_moe": {"tied_embeddings": True, "router_bias": True},
     "glm4_moe": {"qkv_bias": True, "o_bias": False},
     "flex_olmo": {"qk_norm": True, "qk_norm_full": True},
     # OLMo Hybrid: gated DeltaNet layers (q/k/v/a/b/g projections: Qwen3-Next's in_proj, split) and
@@ -226,7 +230,6 @@ REFUSED_TYPES = {
     "jetmoe": "mixture-of-attention-heads layers (JetMoE)",
     "doge": "dynamic-mask attention with cross-domain MoE (Doge)",
     "persimmon": "LayerNorm q/k norms with biases (Persimmon)",
-    "ernie4_5_moe": "ERNIE-4.5's MoE layout (moe_num_experts, moe_layer_start_index...)",
     "xlstm": "xLSTM blocks",
     "rwkv": "RWKV time-mixing blocks",
     "blt": "byte-latent patching (BLT)",

@@ -3,7 +3,8 @@
 Which layers route: ``mlp_layer_types`` ("dense" | "sparse" per layer, transformers 5's field)
 when the config has it; else the family's ``dense_prefix`` (the leading dense layers transformers
 builds without it, whatever ``first_k_dense_replace`` says); else ``first_k_dense_replace``,
-``moe_layer_freq``, ``decoder_sparse_step`` and ``mlp_only_layers`` (Llama-4: its interleave step).
+``moe_layer_freq``, ``decoder_sparse_step`` and ``mlp_only_layers`` (Llama-4: its interleave step;
+ERNIE-4.5: ``moe_layer_start_index``, ``moe_layer_end_index``, ``moe_layer_interval``).
 """
 
 from __future__ import annotations
@@ -59,6 +60,12 @@ def dense_layers(config: dict[str, Any], model_type: str, layers: int) -> tuple[
             raise SpecError(f"field 'moe_layers' must be a list of layer indices, got {given!r}")
         routed = set(given or range(step - 1, layers, step))
         return tuple(i for i in range(layers) if i not in routed)
+    if config.get("moe_layer_start_index") is not None:  # ERNIE-4.5: (i + 1) % interval == 0, start <= i <= end
+        start = count_field(config, "moe_layer_start_index", 0)
+        end = config.get("moe_layer_end_index")
+        end = layers - 1 if end in (None, -1) else count_field(config, "moe_layer_end_index", 0)
+        step = count_field(config, "moe_layer_interval", 1, minimum=1)
+        return tuple(i for i in range(layers) if (i + 1) % step or not start <= i <= end)
     dense = set(range(count_field(config, "first_k_dense_replace", 0)))
     per_layer = config.get("moe_layer_freq")
     if isinstance(per_layer, list):  # one 0 (dense) or 1 (MoE) per layer
