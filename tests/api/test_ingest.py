@@ -69,10 +69,10 @@ def test_missing_path() -> None:
 
 def test_skip_reasons_are_whole() -> None:
     # tests/data/ncu-csv-superbench holds the ncu log, its README and LICENSE: the two text files
-    # are skipped with detect's full reason (158 characters), which was cut at 80 before.
+    # are skipped with detect's full reason (165 characters), which was cut at 80 before.
     run = import_path(data_path("ncu-csv-superbench"))
     reason = run.identity["skipped_files"]["LICENSE"]
-    assert reason.endswith("or nsys kernel summary (nsys stats --report cuda_gpu_kern_sum --format csv)")
+    assert reason.endswith("or nsys report (nsys stats --report cuda_gpu_trace|cuda_gpu_kern_sum --format csv)")
     assert len(reason) > 80 and set(run.identity["skipped_files"]) == {"LICENSE", "README.md"}
 
 

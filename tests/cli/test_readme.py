@@ -2,7 +2,8 @@
 
 The README's ```bash blocks are read in order; each `rooftop ...` line (continuations joined,
 comments dropped) runs in one temp folder that holds the example inputs under the README's names
-(trace.json.gz, ncu.csv, nsys_cuda_gpu_kern_sum.csv: copies of the test fixtures).
+(trace.json.gz, ncu.csv, nsys_cuda_gpu_kern_sum.csv: copies of the test fixtures; report_cuda_gpu_trace.csv:
+the real rows of tests/ingest/test_nsys_trace.py).
 """
 
 from __future__ import annotations
@@ -45,6 +46,9 @@ def inputs(tmp_path: Path) -> Path:
         "nsys_cuda_gpu_kern_sum.csv": ("nsys-csv-llm-perf-opt", "decode_cuda_gpu_kern_sum.csv"),
     }.items():
         shutil.copy(data_path(*parts), tmp_path / name)
+    from tests.ingest.test_nsys_trace import HEADER, ROWS  # real rows, not a vendored file (licence unknown)
+
+    (tmp_path / "report_cuda_gpu_trace.csv").write_text("\n".join([HEADER, *ROWS]) + "\n", encoding="utf-8")
     return tmp_path
 
 

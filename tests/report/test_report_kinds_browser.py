@@ -89,7 +89,7 @@ def test_every_report_kind_in_chromium(tmp_path: Path) -> None:
     assert {"Timeline", "Per step", "Collectives", "Kernel time by class"} <= set(k["h3"])
     n = seen["nsys"]
     assert "Kernels by time" in n["h2"] and n["bars"] >= 20
-    assert "an Nsight Systems kernel summary gives kernel times, not FLOPs or bytes" in n["text"]
+    assert "Nsight Systems gives kernel times, not FLOPs or bytes" in n["text"]
     assert "Kernel classes (46 names, 78,016 instances)" in n["h3"]
     p = seen["profile"]
     assert "DRAM 20 GB/s (measured)" in p["annotations"] and "arithmetic intensity (FLOP per DRAM byte)" in p["text"]

@@ -3,25 +3,29 @@
 ``import_path`` accepts one file or a folder. Traces give one Result per file (per rank in a
 multi-rank folder) with a ``timeline`` and ``steps`` section; Nsight Compute exports give one
 point per kernel launch and memory level; Nsight Systems summaries give timed points and a
-breakdown by kernel class. Files a folder holds that are none of these are listed as skipped.
+breakdown by kernel class, and its GPU traces (cuda_gpu_trace) the trace's timeline and timed
+points, without the host side. Files a folder holds that are none of these are listed as skipped.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from rooftop.core.artifact import Result, Run
+from rooftop.core.points import Source
 from rooftop.core.roofs import Roofs
 from rooftop.diagnose.engine import Evidence, diagnose
 from rooftop.diagnose.evidence import TimelineEvidence
 from rooftop.errors import TraceFormatError
 from rooftop.ingest import steps, timeline, trace_points
 from rooftop.ingest.builder import INT64_BOUND
-from rooftop.ingest.detect import KINETO, NCU, detect
+from rooftop.ingest.detect import KINETO, NCU, NSYS_TRACE, detect
 from rooftop.ingest.join import join
 from rooftop.ingest.kineto import read_trace
+from rooftop.ingest.tables import Trace
 
 Progress = Callable[[str, int], None]
 Outcome = tuple[Result | None, Roofs | None, str]  # the result, the roofs it implies, why there is no result
@@ -59,11 +63,28 @@ def trace_result(
         from rooftop.torchops.cost import covered_ops
 
         trace = as_device(trace, frozenset(covered_ops()))
+    result, used = analysed(trace, roofs, "trace", "cpu" if host_ops else "")
+    if host_ops:
+        result.extra["clock"] = clock(trace)
+    return result, used
+
+
+def gpu_trace_result(path: Path, roofs: Roofs | None) -> tuple[Result, Roofs]:
+    """One nsys cuda_gpu_trace CSV -> the same Result as a trace's, without its host side (ingest/nsys_trace.py)."""
+    from rooftop.ingest.nsys_trace import read_gpu_trace
+
+    result, used = analysed(read_gpu_trace(path), roofs, "nsys-trace")
+    points = tuple(replace(p, source=Source.NSYS) for p in result.points)  # timed by Nsight Systems
+    return replace(result, points=points), used
+
+
+def analysed(trace: Trace, roofs: Roofs | None, source: str, default_device: str = "") -> tuple[Result, Roofs]:
+    """A read Trace -> Result: its kernels as points, the ``timeline`` and ``steps`` sections, findings."""
     joined = join(trace)
-    used = roofs or unknown_roofs(trace.device_name or ("cpu" if host_ops else ""))
+    used = roofs or unknown_roofs(trace.device_name or default_device)
     workload = {
-        "source": "trace",
-        "file": str(path),
+        "source": source,
+        "file": trace.path,
         "rank": trace.rank,
         "device": trace.device_name,
         "vendor": trace.vendor,
@@ -71,8 +92,6 @@ def trace_result(
         "events": trace.events,
     }
     extra: dict[str, Any] = {"timeline": timeline.analyse(trace, joined), "steps": steps.breakdown(trace, joined)}
-    if host_ops:
-        extra["clock"] = clock(trace)
     return _result(workload, trace_points.points(trace, joined, trace.rank), used, extra), used
 
 
@@ -222,4 +241,7 @@ def _one(file: Path, kind: str, roofs: Roofs | None, progress: Progress | None) 
         return result, (used if used.compute or used.memory else None), ""
     if kind == NCU:
         return ncu_result(file, roofs)
+    if kind == NSYS_TRACE:
+        result, used = gpu_trace_result(file, roofs)
+        return result, (used if used.compute or used.memory else None), ""
     return nsys_result(file, roofs), None, ""

@@ -70,11 +70,14 @@ def import_(
     \b
       Kineto / PyTorch-profiler trace   .json or .json.gz (torch.profiler export_chrome_trace)
       Nsight Compute CSV                ncu --csv --page raw ...  or  --page details
+      Nsight Systems GPU trace          nsys stats --report cuda_gpu_trace --format csv
       Nsight Systems kernel summary     nsys stats --report cuda_gpu_kern_sum --format csv
 
     Traces give a timeline (busy, idle, largest gap and its cause, NCCL time and its overlap
     with compute, launch delay, CUDA-graph replays, per-ProfilerStep breakdown, the last step
     included) and points per (CPU op, kernel) with FLOPs and bytes from the ops' shapes.
+    An nsys GPU trace gives the same timeline without its host side (no launch calls: gaps
+    are not split by cause) and timed points per kernel, copy and memset.
     Nsight Compute gives one point per kernel and memory level (DRAM as hbm, L2, L1).
     Without --hardware, roofs come from the ncu roofline section when exported; else none,
     and the roofs line names the catalog devices the trace's GPU points to (pass -H h200-sxm).
@@ -85,6 +88,7 @@ def import_(
       rooftop import traces/ -H h100-sxm --json > run.json        # one result per rank
       rooftop import traces/ -H h100-sxm --jobs 8                 # 8 ranks at a time
       rooftop import ncu.csv -H h100-sxm
+      rooftop import report_cuda_gpu_trace.csv -H h100-sxm
       rooftop import decode_cuda_gpu_kern_sum.csv
     """
     if kernel_classes:

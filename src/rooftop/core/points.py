@@ -32,7 +32,7 @@ class Source(str, Enum):
     MEASURED = "measured"  # torch.profiler run of a real model
     TRACE = "trace"  # imported Kineto / Chrome trace
     NCU = "ncu"  # Nsight Compute counters
-    NSYS = "nsys"  # Nsight Systems summary
+    NSYS = "nsys"  # Nsight Systems: a kernel summary or a GPU trace
     MICROBENCH = "microbench"
     LIVE = "live"  # serving engine telemetry or load generator
 

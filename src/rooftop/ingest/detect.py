@@ -1,8 +1,9 @@
-"""Which reader a file needs: Kineto trace, Nsight Compute CSV or Nsight Systems summary.
+"""Which reader a file needs: Kineto trace, Nsight Compute CSV, Nsight Systems summary or GPU trace.
 
 Decided by content, not by extension: gzip magic or a leading '{'/'[' is a Chrome trace; a line
 that is an ``ID,...,Kernel Name,...`` header (quoted or not: the test the ncu reader uses) is
-Nsight Compute; a ``Total Time`` column is an nsys summary. A profiler's output with none of these
+Nsight Compute; a ``Start``, ``Duration``, ``CorrId`` and ``Name`` header is an nsys GPU trace
+(``cuda_gpu_trace``); a ``Total Time`` column is an nsys summary. A profiler's output with none of these
 is refused with the profiler's own reason (``tool_messages``).
 """
 
@@ -12,11 +13,12 @@ import csv
 from pathlib import Path
 
 from rooftop.errors import TraceFormatError
+from rooftop.ingest.mapping import load
 from rooftop.ingest.tool_messages import refusal
 
-KINETO, NCU, NSYS = "kineto", "ncu", "nsys"
+KINETO, NCU, NSYS, NSYS_TRACE = "kineto", "ncu", "nsys", "nsys-trace"
 _SNIFF_BYTES = 65536
-_NSYS_CSV = "import the CSV of `nsys stats --report cuda_gpu_kern_sum --format csv FILE`"
+_NSYS_CSV = "import the CSV of `nsys stats --report cuda_gpu_trace --format csv FILE` (or cuda_gpu_kern_sum)"
 # Binary reports a profiler writes before its CSV export: (leading bytes, file endings, what it is, what to do).
 _REPORTS = (
     (b"NVIDIA Tegra Profiler Report", (".nsys-rep", ".qdrep"), "an Nsight Systems report", _NSYS_CSV),
@@ -38,8 +40,15 @@ def is_ncu_header(line: str) -> bool:
     return cells[0] == "ID" and "Kernel Name" in cells
 
 
+def is_nsys_trace_header(line: str) -> bool:
+    """Whether ``line`` is an nsys cuda_gpu_trace header: a Start, a Duration, a CorrId and a Name column."""
+    cells = {c.strip().strip('"') for c in line.lstrip("\ufeff").split(",")}
+    cols = load("nsys_v1")["trace_columns"]
+    return all(cells & set(cols[key]) for key in ("start", "duration", "correlation", "name"))
+
+
 def detect(path: str | Path) -> str:
-    """'kineto', 'ncu' or 'nsys'; anything else raises TraceFormatError naming what was expected."""
+    """'kineto', 'ncu', 'nsys' or 'nsys-trace'; anything else raises TraceFormatError naming what was expected."""
     p = Path(path)
     try:
         with p.open("rb") as f:
@@ -54,6 +63,8 @@ def detect(path: str | Path) -> str:
     lines = text.splitlines()
     if any(is_ncu_header(line) for line in lines):
         return NCU
+    if any(is_nsys_trace_header(line) for line in lines[:64]):
+        return NSYS_TRACE
     if "Total Time" in text and ("Instances" in text or "Calls" in text):
         return NSYS
     why = refusal(lines) or _binary_report(p, head)
@@ -61,7 +72,7 @@ def detect(path: str | Path) -> str:
         raise TraceFormatError(f"{p}: {why}")
     raise TraceFormatError(
         f"{p}: not a Kineto trace (.json/.json.gz), Nsight Compute CSV (--csv --page raw|details) "
-        "or nsys kernel summary (nsys stats --report cuda_gpu_kern_sum --format csv)"
+        "or nsys report (nsys stats --report cuda_gpu_trace|cuda_gpu_kern_sum --format csv)"
     )
 
 

@@ -227,6 +227,7 @@ def analyse(trace: Trace, joined: Joined) -> dict[str, Any]:
         "nccl_sum_s": float(np.sum(dur[comm])) * MICRO,
         "comm_compute_overlap_s": iv.overlap(comm_merged, compute_merged) * MICRO,
         "collectives": _collectives(trace, np.flatnonzero(kernel & comm_all)),
+        "host_side": bool(trace.launches.ts_us.size or trace.cpu.ts_us.size),  # False: an nsys GPU trace
         "unjoined_kernels": unjoined,
         "unjoined_share": unjoined / n if n else 0.0,
         "memcpy": int(np.sum(gpu.kind == MEMCPY)),

@@ -233,10 +233,13 @@ def _point(trace: Trace, op_id: int, name_id: int, kind: int, rank: int | None, 
     provenance = {"kernel": name, "cpu_op": op_name, "class": kc.name, "file": trace.path, "rank": rank}
     if kind == KERNEL and flops == 0 and moved > 0:
         provenance["bytes"] = "estimated from the op's recorded shapes (torchops.cost.op_bytes)"
+    label = name if kind != KERNEL else short_kernel(name)
+    if kind == KERNEL and trace.cpu.ts_us.size:  # a file with no host side (an nsys GPU trace) names no op
+        label = f"{op_name} → {label}"
     if convention:  # attention: the causal convention its FLOPs were counted in
         provenance["attention"] = " + ".join(label for bit, label in CONVENTIONS.items() if convention & bit)
     return RooflinePoint(
-        label=f"{op_name} → {short_kernel(name)}" if kind == KERNEL else name,
+        label=label,
         op=op_of(name) if kind == KERNEL else "memcpy",
         phase=Phase.UNKNOWN,
         flops=flops,

@@ -315,7 +315,7 @@ def build_chart(runs: Sequence[Run], title: str = "") -> Chart:
     why = ""
     if not drawn and unplaced:
         nsys = all(p.point.source.value == "nsys" for p in unplaced)
-        cause = ("an Nsight Systems kernel summary gives kernel times, not FLOPs or bytes" if nsys else
+        cause = ("Nsight Systems gives kernel times, not FLOPs or bytes" if nsys else
                  "no operator recorded shapes rooftop has a FLOP formula for")  # fmt: skip
         why = (
             f"No roofline: none of the {len(unplaced)} points has a FLOP count ({cause}), so none has an "

@@ -111,6 +111,8 @@ def timeline_table(tl: dict[str, Any], width: int = 220) -> Table:
                    f"{seconds(launch.get('delay_median_s', float('nan')))}"),
         ("CUDA graphs", f"{graphs.get('graph_launches', 0)} replays, {graphs.get('graph_kernels', 0)} kernels"),
     ]  # fmt: skip
+    if tl.get("host_side") is False:  # an nsys GPU trace: no launch calls to join, gaps not split by cause
+        rows[5:7] = [("host side", "none in this file (GPU activities only): gaps are not split by cause")]
     return pairs_table(rows, width)
 
 
