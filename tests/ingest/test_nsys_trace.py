@@ -121,3 +121,18 @@ def test_cli_says_there_is_no_host_side(tmp_path: Path) -> None:
     assert "none in this file (GPU activities only)" in out.output and "<no cpu op>" not in out.output
     empty = CliRunner().invoke(cli, ["import", str(write(tmp_path, HEADER + "\n", "e.csv"))])
     assert empty.exit_code == 2 and "without any kernel or copy row" in empty.output
+
+
+def test_one_result_per_gpu(tmp_path: Path) -> None:
+    # nsys profiles every GPU of the process tree into one report: the calls on stream 14 moved to a
+    # second GPU give two results, each with its own timeline (a union across GPUs would be no GPU's)
+    second = "NVIDIA RTX 5000 Ada Generation Laptop GPU (1),1,,"
+    rows = [row.replace(DEVICE, second) if ",14," in row else row for row in ROWS]
+    run = import_path(write(tmp_path, "\n".join([HEADER, *rows]) + "\n"))
+    assert [r.workload["device_index"] for r in run.results] == [0, 1]
+    first, other = (r.extra["timeline"] for r in run.results)
+    # GPU 0: kernels at 1,136,125,733 (7,072 ns) and 1,139,935,682 (6,945 ns): span 1,139,942,627 - 1,136,125,733
+    assert (first["kernels"], first["span_s"]) == (2, pytest.approx(3_816_894e-9))
+    # GPU 1: 1,498,770,795 (6,816 ns) and 1,502,812,848 (6,592 ns): span 4,048,645 ns
+    assert (other["kernels"], other["busy_s"]) == (2, pytest.approx(13_408e-9))
+    assert other["span_s"] == pytest.approx(4_048_645e-9)

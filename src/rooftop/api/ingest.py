@@ -28,7 +28,8 @@ from rooftop.ingest.kineto import read_trace
 from rooftop.ingest.tables import Trace
 
 Progress = Callable[[str, int], None]
-Outcome = tuple[Result | None, Roofs | None, str]  # the result, the roofs it implies, why there is no result
+# the result (one per device of a multi-GPU nsys trace), the roofs it implies, why there is no result
+Outcome = tuple[Result | tuple[Result, ...] | None, Roofs | None, str]
 _ROOFS_ONLY = "roofs only: an ncu roofline section, no kernel launch (its roofs serve the metrics files beside it)"
 _UNTIMED = (
     "{n} kernel launch(es), none with a duration: collect gpu__time_duration.sum "
@@ -69,13 +70,16 @@ def trace_result(
     return result, used
 
 
-def gpu_trace_result(path: Path, roofs: Roofs | None) -> tuple[Result, Roofs]:
-    """One nsys cuda_gpu_trace CSV -> the same Result as a trace's, without its host side (ingest/nsys_trace.py)."""
-    from rooftop.ingest.nsys_trace import read_gpu_trace
+def gpu_trace_results(path: Path, roofs: Roofs | None) -> tuple[tuple[Result, ...], Roofs]:
+    """One nsys cuda_gpu_trace CSV -> a trace's Result per GPU in it, without the host side (ingest/nsys_trace.py)."""
+    from rooftop.ingest.nsys_trace import per_device, read_gpu_trace
 
-    result, used = analysed(read_gpu_trace(path), roofs, "nsys-trace")
-    points = tuple(replace(p, source=Source.NSYS) for p in result.points)  # timed by Nsight Systems
-    return replace(result, points=points), used
+    results, used = [], unknown_roofs("")
+    for index, trace in per_device(read_gpu_trace(path)):
+        result, used = analysed(trace, roofs, "nsys-trace")
+        points = tuple(replace(p, source=Source.NSYS) for p in result.points)  # timed by Nsight Systems
+        results.append(replace(result, points=points, workload={**result.workload, "device_index": index}))
+    return tuple(results), used
 
 
 def analysed(trace: Trace, roofs: Roofs | None, source: str, default_device: str = "") -> tuple[Result, Roofs]:
@@ -203,7 +207,7 @@ def import_path(path: str | Path, roofs: Roofs | None = None, progress: Progress
         result, found, why = outcome
         implied = implied or found
         if result is not None:
-            results.append(result)
+            results.extend(result if isinstance(result, tuple) else (result,))
         elif folder:
             skipped[file.name] = why  # read, but nothing to plot: said, not dropped silently
         else:
@@ -242,6 +246,6 @@ def _one(file: Path, kind: str, roofs: Roofs | None, progress: Progress | None) 
     if kind == NCU:
         return ncu_result(file, roofs)
     if kind == NSYS_TRACE:
-        result, used = gpu_trace_result(file, roofs)
-        return result, (used if used.compute or used.memory else None), ""
+        results, used = gpu_trace_results(file, roofs)
+        return results, (used if used.compute or used.memory else None), ""
     return nsys_result(file, roofs), None, ""

@@ -20,7 +20,7 @@ from rooftop.core.artifact import Result
 from rooftop.core.roofs import Roofs
 from rooftop.errors import TraceFormatError
 
-Outcome = tuple[Result | None, Roofs | None, str]  # api/ingest.py: result, implied roofs, why no result
+Outcome = tuple[Result | tuple[Result, ...] | None, Roofs | None, str]  # api/ingest.py: results, roofs, why none
 
 
 Work = Callable[[Path, str, "Roofs | None"], "Outcome | TraceFormatError"]  # a module-level function: picklable

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,21 @@ def _keep(
     kept["bytes"].append(_number(cell.get("bytes", "")) * scales[2])
 
 
+def per_device(trace: Trace) -> list[tuple[int, Trace]]:
+    """One Trace per GPU the file holds (nsys profiles every GPU of the process tree in one report), by index."""
+    indices = sorted(set(trace.gpu.device.tolist()))
+    if len(indices) == 1:
+        return [(indices[0], trace)]
+    out = []
+    for index in indices:
+        keep = trace.gpu.device == index
+        gpu = GpuTable(*(getattr(trace.gpu, f.name)[keep] for f in fields(GpuTable)))
+        name = trace.metadata.get("device_names", {}).get(index)
+        metadata = {"deviceProperties": [{"name": name}]} if name else {}
+        out.append((index, replace(trace, gpu=gpu, metadata=metadata, events=int(keep.sum()))))
+    return out
+
+
 def _trace(p: Path, kept: dict[str, list[Any]], devices: dict[int, str], skipped: dict[str, int]) -> Trace:
     names = list(dict.fromkeys(kept["name"]))
     ids = {name: i for i, name in enumerate(names)}
@@ -146,4 +162,5 @@ def _trace(p: Path, kept: dict[str, list[Any]], devices: dict[int, str], skipped
     cpu = CpuTable(none_f, none_f, none_i, none_i, none_i, none_i, [])
     first = devices.get(min(devices)) if devices else None
     metadata: dict[str, Any] = {"deviceProperties": [{"name": first}]} if first else {}
+    metadata["device_names"] = devices  # per_device's
     return Trace(str(p), names, gpu, launches, cpu, [], {}, metadata, len(kept["ts"]), skipped)
