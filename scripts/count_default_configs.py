@@ -24,7 +24,8 @@ COUNTED = (
     "afmoe apertus apertus1p5_text arcee aria_text axk1 bailing_hybrid bamba beam bloom codegen cohere cohere2 cwm"
     " deepseek_v3 ernie4_5 ernie4_5_moe exaone exaone4 exaone_moe falcon falcon_h1 flex_olmo gemma gemma2 gemma3"
     " gemma3_text glm glm4 glm4_moe_lite gpt-sw3 gpt2 gpt_bigcode gpt_neox gpt_oss gptj granite"
-    " granitemoe granitemoehybrid granitemoeshared helium hy_v3 internlm3 iquestcoder jais2 jamba kimi_linear llama"
+    " granitemoe granitemoehybrid granitemoeshared helium hy_v3 internlm3 iquestcoder jais2 jamba kimi_linear lfm2"
+    " lfm3 llama"
     " llama4_text minicpm3 minimax_m2 ministral3 mistral mixtral nanochat nemotron_h olmo olmo2 olmo3"
     " olmo_hybrid olmoe phi phi3 phimoe qwen2 qwen2_moe qwen3 qwen3_5_moe_text qwen3_5_text qwen3_moe qwen3_next"
     " sarvam_mla seed_oss smollm3 solar_open stablelm starcoder2 vaultgemma youtu"
@@ -38,7 +39,6 @@ REFUSED = {
     "inkling_text": "short convolutions on keys, values",
     "inkling2_text": "short convolutions on keys, values",
     "inkling2_loop_text": "short convolutions on keys, values",
-    "lfm3": "short-convolution layers",
     "zaya": "compressed convolutional attention",
     "dory": "normalized-transformer layers",
     "hrm_text": "hierarchical recurrent modules",

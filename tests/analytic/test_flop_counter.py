@@ -14,6 +14,7 @@ import pytest
 from rooftop.core.points import Phase
 from tests.analytic.flop_check import (
     DEFAULT_SHRINK,
+    SMALL,
     rooftop_matmul_flops,
     shrunk_config,
     shrunk_default,
@@ -113,3 +114,33 @@ def test_gemma4_kv_sharing_prefill_counts_every_position():
     prefill, decode = torch_matmul_flops(config, BATCH, PROMPT)
     assert rooftop_matmul_flops(config, Phase.DECODE, BATCH, PROMPT, context=PROMPT) == decode
     assert rooftop_matmul_flops(config, Phase.PREFILL, BATCH, PROMPT) - prefill == 6_443_008 + 270_336
+
+
+SHORT_CONV = {  # LFM2, LFM2-MoE and LFM3 shrunk: convolution layers between attention layers
+    "lfm2": {"layer_types": ["conv", "full_attention", "conv", "full_attention"], "block_multiple_of": 16},
+    "lfm2_moe": {
+        "layer_types": ["conv", "full_attention", "conv", "conv"],
+        "moe_intermediate_size": 32,
+        "num_dense_layers": 1,
+        "num_experts": 4,
+        "num_experts_per_tok": 2,
+    },
+    "lfm3": {"num_hidden_layers": 6, "sliding_window": 64, "pad_token_id": 0},  # its default layout
+}
+
+
+@pytest.mark.parametrize("model_type", sorted(SHORT_CONV))
+def test_short_convolution_families_flops_equal_flop_counter(model_type):
+    # the convolutions and their gates are not matmuls (a depthwise aten.convolution, elementwise
+    # products): what is compared is the projections, attention, gates and MLPs around them
+    config = {
+        **SMALL,
+        "model_type": model_type,
+        "num_hidden_layers": 4,
+        "num_key_value_heads": 2,
+        "conv_L_cache": 3,
+        **SHORT_CONV[model_type],
+    }
+    prefill, decode = torch_matmul_flops(config, BATCH, PROMPT)
+    assert rooftop_matmul_flops(config, Phase.PREFILL, BATCH, PROMPT) == prefill
+    assert rooftop_matmul_flops(config, Phase.DECODE, BATCH, PROMPT, context=PROMPT) == decode

@@ -8,7 +8,7 @@ pays it once per sequence, not once per prompt token.
 
 Layers differ by token mixer (``spec.mixers``): attention operators are counted once per
 attention layer, with their own ``_swa`` / ``_chunk`` score, softmax and value for sliding-window
-and chunked layers; gated DeltaNet and Mamba layers get their operators from
+and chunked layers; gated DeltaNet, Mamba and short-convolution layers get their operators from
 ``analytic/hybrid.py``. Feed-forwards are counted per kind (dense, MoE, none). DeepSeek sparse
 attention (``spec.indexer``: DeepSeek-V3.2, GLM-5) adds the indexer's operators and bounds the
 attention like a window of ``topk`` keys (each query attends to its top-k; the cache keeps every
@@ -50,7 +50,7 @@ def decompose(spec: ModelSpec, w: Workload) -> list[Op]:
         if heads % w.tp:
             raise WorkloadError(f"tp={w.tp} does not divide {spec.name}'s {heads} attention heads")
     step = _Step(spec, w)
-    mixers = [*step.attention(), *hybrid.linear_attention(step), *hybrid.state_space(step)]
+    mixers = [*step.attention(), *hybrid.linear_attention(step), *hybrid.state_space(step), *hybrid.short_conv(step)]
     ops = [*step.embedding(), *mixers, *step.feed_forward(), *step.per_layer_inputs(), *step.head()]
     return [op for op in ops if op.count > 0]
 

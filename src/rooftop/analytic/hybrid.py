@@ -1,10 +1,11 @@
-"""Operators of the recurrent token mixers of hybrid models: gated DeltaNet, KDA and Mamba layers.
+"""Operators of the recurrent token mixers of hybrid models: gated DeltaNet, KDA, Mamba and short-conv layers.
 
 Per layer and GPU, tensor parallelism splits heads (and so ``d_inner``, the value heads and the
-state) across ``tp`` GPUs, like attention heads. The short causal convolution (4 taps) is not
-modelled, like rotary embeddings. The recurrent state is kept in the activation dtype (vLLM's
-default, ``mamba_ssm_cache_dtype=auto``) and is read and written once per step
-(``ops/recurrent.py``).
+state; a short convolution's channels) across ``tp`` GPUs, like attention heads. The 4-tap causal
+convolution inside gated DeltaNet and Mamba layers is not modelled, like rotary embeddings (LFM2's
+short convolution, the whole mixer of its layers, is). The recurrent state is kept in the
+activation dtype (vLLM's default, ``mamba_ssm_cache_dtype=auto``) and is read and written once
+per step (``ops/recurrent.py``).
 """
 
 from __future__ import annotations
@@ -102,3 +103,32 @@ def state_space(step: Step) -> list[Any]:
         ops.append(step.norm("ssm_norm", n, inner))
     ops.append(step.gemm("ssm_out_proj", inner, s.hidden, n))
     return ops
+
+
+def short_conv(step: Step) -> list[Any]:
+    """LFM2's short-convolution layers: in_proj (B, C, x), the gated depthwise convolution, out_proj.
+
+    The convolution and its two gates are elementwise work (vector unit, no model FLOPs); its state
+    is the window of the last kernel - 1 inputs per channel, read and written once per step.
+    """
+    s = step.spec
+    n, sc = s.count_mixers("conv"), s.conv
+    if not n or sc is None:
+        return []
+    channels = math.ceil(sc.channels / step.tp)
+    conv = {
+        "tokens": step.tokens,
+        "batch": step.workload.batch,
+        "flops_per_token": sc.flops_per_token() / step.tp,
+        "state_elements": sc.state_elements / step.tp,
+        "state_bytes": step.act,
+        "in_width": 3.0 * channels,
+        "out_width": float(channels),
+        "act_bytes": step.act,
+        "unit": "vector",
+    }
+    return [
+        step.gemm("conv_in_proj", s.hidden, 3 * channels, n),
+        step.op("short_conv", OpKind.RECURRENT_STATE, n, "attention", **conv),
+        step.gemm("conv_out_proj", channels, s.hidden, n),
+    ]

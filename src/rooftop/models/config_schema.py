@@ -77,6 +77,9 @@ COUNTS: dict[str, tuple[int, int]] = {
     "linear_num_heads": (0, MAX_HEADS),  # Kimi Delta Attention
     "linear_head_dim": (0, MAX_WIDTH),
     "short_conv_kernel_size": (0, MAX_WIDTH),
+    "conv_L_cache": (1, MAX_WIDTH),  # LFM2's short convolution: taps per channel
+    "block_ff_dim": (0, MAX_WIDTH),  # LFM2: intermediate_size's other name
+    "block_multiple_of": (1, MAX_WIDTH),
     "layer_group_size": (1, MAX_LAYERS),
     # state-space (Mamba) layers
     "mamba_expand": (0, MAX_HEADS),
@@ -135,7 +138,8 @@ FLAGS = (
     "add_full_attention_sink_bias",
 )
 TEXTS = ("model_type", "hidden_act", "activation_function", "topk_method", "_source")
-FLOATS = ("rope_theta", "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon")  # finite when given
+# finite when given (LFM2's block_ffn_dim_multiplier scales its MLP width)
+FLOATS = ("rope_theta", "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "block_ffn_dim_multiplier")
 
 
 def _count(low: int, high: int) -> Any:

@@ -154,6 +154,15 @@ FAMILIES: dict[str, dict[str, Any]] = {
     # router's e_score_correction_bias (one float per expert) is the router_bias; the shared experts
     # are one MLP of moe_intermediate_size x moe_num_shared_experts (the same count as that many)
     "ernie4_5_moe": {"tied_embeddings": True, "router_bias": True},
+    # LFM2 (Liquid): short-convolution layers (layouts._lfm2) between GQA layers with a q and a k
+    # RMSNorm per head; two norms per layer (operator_norm, ffn_norm), the last norm is named
+    # embedding_norm; tied embeddings (the hub's configs write tie_embedding). LFM2-MoE's sigmoid
+    # router adds its expert_bias as a buffer, not a parameter (uncounted, as transformers counts).
+    "lfm2": {"qk_norm": True, "tied_embeddings": True},
+    "lfm2_moe": {"qk_norm": True, "tied_embeddings": True, "fields": {"num_dense_layers": 2}},
+    # LFM3: LFM2's convolutions (7 taps), Qwen3-style attention (head_dim 128, o_proj) in full and
+    # 256-token sliding layers, a gate per head and sandwich norms (layouts._lfm2)
+    "lfm3": {"qk_norm": True, "tied_embeddings": True, "fields": {"conv_L_cache": 7, "sliding_window": 256}},
     "glm4_moe": {"qkv_bias": True, "o_bias": False},
     "flex_olmo": {"qk_norm": True, "qk_norm_full": True},
     # OLMo Hybrid: gated DeltaNet layers (q/k/v/a/b/g projections: Qwen3-Next's in_proj, split) and
@@ -224,8 +233,6 @@ REFUSED_TYPES = {
     "mllama": "cross-attention image layers (Llama 3.2 Vision)",
     "mpt": "ALiBi attention with bias-free LayerNorms (MPT)",
     "opt": "OPT's offset position table and projections",
-    "lfm2": "short-convolution layers (LFM2)",
-    "lfm2_moe": "short-convolution layers (LFM2)",
     "recurrent_gemma": "RG-LRU recurrent blocks (RecurrentGemma)",
     "jetmoe": "mixture-of-attention-heads layers (JetMoE)",
     "doge": "dynamic-mask attention with cross-domain MoE (Doge)",
@@ -250,7 +257,6 @@ REFUSED_TYPES = {
     "inkling2": "short convolutions on keys, values and the residual stream (Inkling)",
     "inkling2_text": "short convolutions on keys, values and the residual stream (Inkling)",
     "inkling2_loop_text": "short convolutions on keys, values and the residual stream (Inkling)",
-    "lfm3": "short-convolution layers (LFM3)",
     "zaya": "compressed convolutional attention and MLP routers (ZAYA)",
     "dory": "normalized-transformer layers with learned per-channel scales (Dory)",
     "hrm_text": "hierarchical recurrent modules run in cycles (HRM)",

@@ -16,7 +16,8 @@ ALIASES = {  # canonical name -> other spellings, first hit wins
     "num_hidden_layers": ("n_layer", "num_layers"),
     "hidden_size": ("n_embd", "n_embed", "d_model"),
     "num_attention_heads": ("n_head",),
-    "intermediate_size": ("n_inner", "ffn_dim", "ffn_hidden_size"),
+    "intermediate_size": ("n_inner", "ffn_dim", "ffn_hidden_size", "block_ff_dim"),  # LFM2: block_ff_dim
+    "tie_word_embeddings": ("tie_embedding",),  # LFM2
     "max_position_embeddings": ("n_positions", "n_ctx"),
     # mixture of experts: Aria's moe_*, Hunyuan's moe_topk, EXAONE-MoE / Hy3 / AFMoE's num_shared_experts
     "num_local_experts": ("moe_num_experts",),

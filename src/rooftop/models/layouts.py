@@ -8,25 +8,30 @@ by name.
 ``layout_fields``: Gemma 4 (``gemma4_text``) and MiMo-V2-Flash (``mimo_v2_flash``) give their
 sliding and full attention layers different heads and widths (``ModelSpec.attention_shapes``);
 Gemma 4 also runs a MoE block beside the dense MLP, shares the KV cache of its last layers and adds
-per-layer inputs. Each reader takes the config (family defaults applied) and the fields read so
+per-layer inputs. LFM2 (``lfm2``, ``lfm2_moe``) has short-convolution layers and its own MLP width
+rule. Each reader takes the config (family defaults applied) and the fields read so
 far, and returns the ModelSpec fields it sets, as transformers 5.24.0 builds the model
 (``models/gemma4/configuration_gemma4.py`` and ``modeling_gemma4.py``,
-``models/mimo_v2_flash/modeling_mimo_v2_flash.py``). A new family is a new reader in ``LAYOUTS``.
+``models/mimo_v2_flash/modeling_mimo_v2_flash.py``, ``models/lfm2/modular_lfm2.py``,
+``models/lfm2_moe/modular_lfm2_moe.py``). A new family is a new reader in ``LAYOUTS``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from typing import Any
 
 from rooftop.errors import SpecError
 from rooftop.models.fields import count_field, get_field
-from rooftop.models.mixers import AttentionShape
+from rooftop.models.mixers import AttentionShape, ShortConv
 from rooftop.models.spec import DENSE_MOE
 
 # Families that write Mamba layers as "mamba" or "linear_attention" in layer_types (not gated DeltaNet).
 MAMBA_LAYER_TYPES = ("granitemoehybrid", "bamba")
+SHORT_CONV_FAMILIES = ("lfm2", "lfm2_moe", "lfm3")
+MAX_MLP_WIDTH = 1 << 22  # config_schema's bound on intermediate_size
 
 
 def layer_kinds(config: dict[str, Any], model_type: str, layers: int) -> tuple[list[str], list[str] | None]:
@@ -39,6 +44,8 @@ def layer_kinds(config: dict[str, Any], model_type: str, layers: int) -> tuple[l
         return ["full+mamba"] * layers, None
     if model_type in MAMBA_LAYER_TYPES:
         return _mamba_layer_types(config, model_type, layers), None
+    if model_type in SHORT_CONV_FAMILIES:
+        return _short_conv_kinds(config, model_type, layers), None
     if model_type in ("qwen3_next",) and not config.get("layer_types"):
         every = count_field(config, "full_attention_interval", 4, minimum=1)
         return ["linear" if (i + 1) % every else "full" for i in range(layers)], None
@@ -149,6 +156,28 @@ def _mamba_layer_types(config: dict[str, Any], model_type: str, layers: int) -> 
     return ["full" if i in attention else "mamba" for i in range(layers)]
 
 
+def _short_conv_kinds(config: dict[str, Any], model_type: str, layers: int) -> list[str]:
+    """LFM2/LFM3's ``layer_types``; else LFM2's ``full_attn_idxs`` or (neither) all attention, LFM3's pattern.
+
+    LFM3's default: layer i is full attention when i % 4 == 2, sliding when i % 4 == 0 (not the
+    first), else a short convolution (transformers' ``Lfm3Config``).
+    """
+    names = {"conv": "conv", "full_attention": "full", "sliding_attention": "sliding"}
+    if isinstance(config.get("layer_types"), list):
+        types = config["layer_types"]
+        if len(types) != layers or any(t not in names for t in types):
+            raise SpecError(f"field 'layer_types' must list {layers} of {', '.join(names)}")
+        return [names[t] for t in types]
+    if model_type == "lfm3":
+        return ["full" if i % 4 == 2 else "sliding" if i % 4 == 0 and i else "conv" for i in range(layers)]
+    attention = config.get("full_attn_idxs")
+    if attention is None:
+        return ["full"] * layers
+    if not isinstance(attention, list) or not all(isinstance(i, int) and 0 <= i < layers for i in attention):
+        raise SpecError(f"field 'full_attn_idxs' must list layer indices 0..{layers - 1}")
+    return ["full" if i in attention else "conv" for i in range(layers)]
+
+
 def _nemotron(config: dict[str, Any], layers: int) -> tuple[list[str], list[str]]:
     pattern = nemotron_pattern(config)
     if len(pattern) != layers or set(pattern) - set("M*-E"):
@@ -234,7 +263,41 @@ def _mimo_v2(config: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
     return {"attention_shapes": (("full", full), ("sliding", swa))}
 
 
+def _lfm2(config: dict[str, Any], fields: dict[str, Any], adjust: bool = True, lfm3: bool = False) -> dict[str, Any]:
+    """LFM2: the short convolution's shape and the MLP width transformers derives (``Lfm2MLP``).
+
+    With ``block_auto_adjust_ff_dim`` the width is int(2/3 of intermediate_size), times
+    ``block_ffn_dim_multiplier`` (when given) rounded up to ``block_multiple_of``: LFM2-1.2B's 12,288
+    becomes 8,192, LFM2-350M's 6,656 becomes 4,608. LFM2-MoE's and LFM3's MLPs take
+    intermediate_size as it is (``Lfm2MoeMLP``). LFM3 adds, by default, a sigmoid gate per head
+    (``use_attention_gate``: g_proj, hidden -> heads) and norms after the mixer and the MLP
+    (``use_sandwich_norm``: four per layer).
+    """
+    out: dict[str, Any] = {}
+    if lfm3:
+        out["head_gate"] = bool(config.get("use_attention_gate", True))
+        out["norms_per_layer"] = 4 if config.get("use_sandwich_norm", True) else 2
+    if "conv" in fields.get("mixers", ()):
+        kernel = count_field(config, "conv_L_cache", 3, minimum=1)
+        out["conv"] = ShortConv(fields["hidden"], kernel, bool(config.get("conv_bias", False)))
+    if adjust and config.get("block_auto_adjust_ff_dim", True):
+        width = int(2 * fields["ffn"] / 3)
+        multiplier = config.get("block_ffn_dim_multiplier", 1.0)
+        if multiplier is not None:
+            if isinstance(multiplier, bool) or not isinstance(multiplier, int | float) or not multiplier > 0:
+                raise SpecError(f"field 'block_ffn_dim_multiplier' must be a positive number, got {multiplier!r}")
+            multiple = count_field(config, "block_multiple_of", 256, minimum=1)
+            width = -(-int(multiplier * width) // multiple) * multiple
+        if width > MAX_MLP_WIDTH:
+            raise SpecError(f"block_ffn_dim_multiplier and block_multiple_of make an MLP {width:,} wide")
+        out["ffn"] = width
+    return out
+
+
 LAYOUTS: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] = {
     "gemma4_text": _gemma4,
     "mimo_v2_flash": _mimo_v2,
+    "lfm2": _lfm2,
+    "lfm2_moe": functools.partial(_lfm2, adjust=False),
+    "lfm3": functools.partial(_lfm2, adjust=False, lfm3=True),
 }

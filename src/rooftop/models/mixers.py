@@ -1,4 +1,4 @@
-"""Token mixers: attention shapes, MLA, gated DeltaNet, KDA, Mamba, and DSA's top-k indexer.
+"""Token mixers: attention shapes, MLA, gated DeltaNet, KDA, Mamba, LFM2's short convolution, DSA's indexer.
 
 ``AttentionShape`` is the heads and widths of one kind of softmax-attention layer, for models that
 give their sliding and full layers different shapes (Gemma 4, MiMo-V2); ``MLA`` is DeepSeek's
@@ -6,7 +6,8 @@ latent attention; ``KVGroup`` the attention layers that cache alike. Gated Delta
 each keep a recurrent state per sequence whose size does not grow with the context (plus a short
 convolution window), instead of a KV cache. Shapes follow the transformers implementations
 (``Qwen3NextGatedDeltaNet``, ``KimiLinearDeltaAttention``, ``NemotronHMamba2Mixer`` /
-``Mamba2Mixer``, ``JambaMambaMixer``); parameter counts equal theirs.
+``Mamba2Mixer``, ``JambaMambaMixer``, ``Lfm2ShortConv``); parameter counts equal theirs. A short
+convolution keeps only its window: the last ``kernel - 1`` inputs of each channel.
 """
 
 from __future__ import annotations
@@ -212,6 +213,34 @@ class StateSpace:
     def scan_flops_per_token(self) -> float:
         """State update and read per token: ~3 multiply-adds per state element."""
         return 2.0 * 3 * self.d_inner * self.d_state
+
+
+@dataclass(frozen=True)
+class ShortConv:
+    """LFM2's gated short convolution (``Lfm2ShortConv``), in place of attention in its "conv" layers.
+
+    in_proj gives B, C and x (3 × ``channels``, the hidden width); y = C · conv(B · x), a causal
+    depthwise convolution of ``kernel`` taps per channel; out_proj maps y back. ``bias``: every one
+    of the three has one (``conv_bias``).
+    """
+
+    channels: int
+    kernel: int = 3
+    bias: bool = False
+
+    def params(self) -> int:
+        """in_proj (3c²), the depthwise taps (c · kernel), out_proj (c²); with biases 3c + c + c."""
+        c = self.channels
+        return 4 * c * c + c * self.kernel + (5 * c if self.bias else 0)
+
+    @property
+    def state_elements(self) -> int:
+        """Per sequence and layer: the convolution window, the last kernel - 1 inputs of each channel."""
+        return self.channels * (self.kernel - 1)
+
+    def flops_per_token(self) -> float:
+        """B · x and C · y (a multiply per channel each) and the convolution (kernel multiply-adds per channel)."""
+        return 2.0 * (1 + self.kernel) * self.channels
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 Covers dense and MoE decoders (shared experts, dense layers anywhere, expert biases, post-norms),
 MLA, tied embeddings, learned positions, LayerNorm/RMSNorm, gated/plain MLPs, biases, q/k norms,
 sinks and output gates; per-layer token mixers (full, sliding, chunked attention, gated DeltaNet,
-KDA, Mamba: ``mixers``) and feed-forward kinds (``ffns``; Gemma 4 runs a dense MLP beside its
+KDA, Mamba, LFM2's short convolution: ``mixers``) and feed-forward kinds (``ffns``; Gemma 4 runs a dense MLP beside its
 experts); per-kind attention shapes (``attention_shapes``: Gemma 4, MiMo-V2), layers reading an
 earlier layer's KV cache (``kv_shared_layers``) and per-layer inputs (``per_layer_input``).
 """
@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from rooftop.errors import SpecError
-from rooftop.models.mixers import MLA, AttentionShape, Indexer, KVGroup, LinearAttention, StateSpace
+from rooftop.models.mixers import MLA, AttentionShape, Indexer, KVGroup, LinearAttention, ShortConv, StateSpace
 
 PARALLEL = "full+mamba"  # Falcon-H1: attention and a Mamba mixer side by side in every layer
 ATTENTION_MIXERS = ("full", "sliding", "chunked", PARALLEL)
 MAMBA_MIXERS = ("mamba", PARALLEL)
-MIXERS = (*ATTENTION_MIXERS, "linear", "mamba", "none")
+MIXERS = (*ATTENTION_MIXERS, "linear", "mamba", "conv", "none")
 DENSE_MOE = "dense+moe"  # Gemma 4: a dense MLP and the routed experts side by side, outputs summed
 MOE_FFNS = ("moe", DENSE_MOE)
 FFNS = ("dense", "moe", DENSE_MOE, "none")
@@ -84,6 +84,7 @@ class ModelSpec:
     chunk: int = 0  # chunk size of the "chunked" layers (Llama-4)
     linear: LinearAttention | None = None
     ssm: StateSpace | None = None
+    conv: ShortConv | None = None  # LFM2's "conv" layers
     attention_shapes: tuple[tuple[str, AttentionShape], ...] = ()  # (mixer kind, its shape) where it has its own
     kv_shared_layers: int = 0  # the last N layers attend over an earlier layer's cache: no K/V projections
     kv_shared_ffn: int = 0  # MLP width of those layers (Gemma 4's use_double_wide_mlp); 0: ffn
@@ -123,6 +124,8 @@ class ModelSpec:
             raise SpecError(f"{self.name}: linear-attention layers need their shape")
         if set(MAMBA_MIXERS) & set(self.mixers) and not self.ssm:
             raise SpecError(f"{self.name}: Mamba layers need their shape")
+        if "conv" in self.mixers and not self.conv:
+            raise SpecError(f"{self.name}: short-convolution layers need their shape")
         if set(MOE_FFNS) & set(self.ffns) and not self.moe:
             raise SpecError(f"{self.name}: MoE layers need experts")
         if self.indexer and not (self.mla and self.mla.q_lora_rank):
@@ -150,7 +153,7 @@ class ModelSpec:
         return self.kv_heads * self.head_dim
 
     def mixer(self, layer: int) -> str:
-        """The token mixer of ``layer``: full | sliding | chunked | linear | mamba | full+mamba | none."""
+        """The token mixer of ``layer``: full | sliding | chunked | linear | mamba | full+mamba | conv | none."""
         return self.mixers[layer] if self.mixers else "full"
 
     def attention(self, layer: int) -> AttentionShape:
@@ -251,9 +254,10 @@ class ModelSpec:
 
     @property
     def state_elements_per_sequence(self) -> int:
-        """Recurrent-state elements one sequence holds (gated DeltaNet / Mamba), constant in context."""
+        """Recurrent-state elements one sequence holds (DeltaNet, Mamba, short-conv windows), constant in context."""
         linear = self.count_mixers("linear") * (self.linear.state_elements if self.linear else 0)
-        return linear + self.count_mixers(*MAMBA_MIXERS) * (self.ssm.state_elements if self.ssm else 0)
+        conv = self.count_mixers("conv") * (self.conv.state_elements if self.conv else 0)
+        return linear + conv + self.count_mixers(*MAMBA_MIXERS) * (self.ssm.state_elements if self.ssm else 0)
 
     # ---- parameters ----------------------------------------------------------------------
     def attention_params(self, layer: int = 0) -> int:
@@ -287,6 +291,8 @@ class ModelSpec:
         kind = self.mixer(layer)
         if kind == "linear" and self.linear:
             return self.linear.params(self.hidden)
+        if kind == "conv" and self.conv:
+            return self.conv.params()
         mamba = self.ssm.params(self.hidden) if kind in MAMBA_MIXERS and self.ssm else 0
         return mamba + (self.attention_params(layer) if kind in ATTENTION_MIXERS else 0)
 
