@@ -24,8 +24,8 @@ COUNTED = (
     "afmoe apertus apertus1p5_text arcee aria_text axk1 bailing_hybrid bamba beam bloom codegen cohere cohere2 cwm"
     " deepseek_v3 ernie4_5 ernie4_5_moe exaone exaone4 exaone_moe falcon falcon_h1 flex_olmo gemma gemma2 gemma3"
     " gemma3_text glm glm4 glm4_moe_lite gpt-sw3 gpt2 gpt_bigcode gpt_neox gpt_oss gptj granite"
-    " granitemoe granitemoehybrid granitemoeshared helium hy_v3 internlm3 iquestcoder jais2 jamba kimi_linear lfm2"
-    " lfm3 llama"
+    " granitemoe granitemoehybrid granitemoeshared helium hy_v3 internlm3 iquestcoder jais2 jamba kimi_linear laguna"
+    " lfm2 lfm3 llama"
     " llama4_text minicpm3 minimax_m2 ministral3 mistral mixtral nanochat nemotron_h olmo olmo2 olmo3"
     " olmo_hybrid olmoe phi phi3 phimoe qwen2 qwen2_moe qwen3 qwen3_5_moe_text qwen3_5_text qwen3_moe qwen3_next"
     " sarvam_mla seed_oss smollm3 solar_open stablelm starcoder2 vaultgemma youtu"
@@ -33,7 +33,6 @@ COUNTED = (
 ENCODER = "token-type embeddings \\(a BERT-style encoder\\)"
 REFUSED = {
     "longcat_flash": "zero-computation experts",
-    "laguna": "per-layer query head counts",
     "axk2": "norms scaled by a small MLP",
     "dots3_note_text": "MLA widths that differ",
     "inkling_text": "short convolutions on keys, values",

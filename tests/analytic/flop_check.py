@@ -73,6 +73,19 @@ SHRINK: dict[str, dict[str, Any]] = {
         "head_dim": None,
     },
     "deepseek-v3.2": {"index_n_heads": 4, "index_head_dim": 16, "index_topk": 64},  # and deepseek-v3's
+    "laguna": {  # full, sliding, sliding, sliding, full, sliding: 4 and 8 heads (the real 48 and 64)
+        **SMALL,
+        "num_hidden_layers": 6,
+        "num_key_value_heads": 2,
+        "num_experts": 4,
+        "num_experts_per_tok": 2,
+        "moe_intermediate_size": 32,
+        "shared_expert_intermediate_size": 32,
+        "sliding_window": 64,
+        "layer_types": ["full_attention", *["sliding_attention"] * 3, "full_attention", "sliding_attention"],
+        "mlp_layer_types": ["dense"] + ["sparse"] * 5,
+        "num_attention_heads_per_layer": [4, 8, 8, 8, 4, 8],
+    },
     "jamba": {**SMALL, "num_hidden_layers": 4, "num_key_value_heads": 2, "mamba_d_state": 8, "mamba_dt_rank": 8},
     "qwen3-moe": {
         **SMALL,

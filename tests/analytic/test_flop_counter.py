@@ -38,6 +38,7 @@ EXACT = [
     "mixtral",
     "gemma-4-moe",
     "mimo-v2",
+    "laguna",
 ]
 
 

@@ -8,10 +8,15 @@ could not be established. Their shape fields are as published.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from rooftop.errors import SpecError
-from rooftop.models.hf_config import spec_from_config
+from rooftop.models.hf_config import load_config_file, spec_from_config
+
+CONFIGS = Path(__file__).resolve().parents[1] / "data" / "configs"
 
 GLM_4_7_FLASH = {  # zai-org/GLM-4.7-Flash
     "architectures": ["Glm4MoeLiteForCausalLM"],
@@ -148,3 +153,28 @@ def test_ernie_4_5_moe_interval_and_end_index():
     config = {**ERNIE_4_5_300B, "num_hidden_layers": 28, "moe_layer_interval": 2, "moe_layer_end_index": 20}
     spec = spec_from_config(config, "x")
     assert spec.moe is not None and set(range(28)) - set(spec.moe.dense_layers) == set(range(3, 20, 2))
+
+
+def test_laguna_heads_per_layer_kind_and_gates():
+    # Laguna-XS.2 (tests/data/configs/laguna): 10 full layers of 48 heads, 30 sliding of 64 (8 KV
+    # heads of 128 in both), a softplus gate per head (hidden -> heads), q/k norms per head; layer 0
+    # dense, 39 routed: 256 experts of 512, one shared expert of 512, the router and its bias
+    spec = load_config_file(CONFIGS / "laguna")
+    assert spec.attention(0).heads == 48 and spec.attention(1).heads == 64 and spec.window == 512
+    full = 2 * 2048 * 48 * 128 + 2 * 2048 * 1024 + 2 * 128 + 2048 * 48  # q, o; k, v; norms; gate
+    sliding = 2 * 2048 * 64 * 128 + 2 * 2048 * 1024 + 2 * 128 + 2048 * 64
+    routed = 256 * 3 * 2048 * 512 + 3 * 2048 * 512 + 2048 * 256 + 256
+    layers = 10 * full + 30 * sliding + 3 * 2048 * 8192 + 39 * routed + 40 * 2 * 2048
+    assert spec.param_count() == layers + 2 * 100352 * 2048 + 2048 == 33_442_617_088  # = transformers
+    # per channel ("per-element"): the gate projects to every head's channels, like q_proj
+    raw = json.loads((CONFIGS / "laguna" / "config.json").read_text())
+    per_channel = spec_from_config({**raw, "gating": "per-element"}, "x")
+    assert per_channel.param_count() - spec.param_count() == 10 * 2048 * 48 * 127 + 30 * 2048 * 64 * 127
+
+
+def test_laguna_refuses_head_counts_that_vary_within_a_kind():
+    raw = json.loads((CONFIGS / "laguna" / "config.json").read_text())
+    heads = [*raw["num_attention_heads_per_layer"]]
+    heads[1] = 32  # a sliding layer of 32 heads among sliding layers of 64
+    with pytest.raises(SpecError, match="gives the sliding layers 32 to 64 heads"):
+        spec_from_config({**raw, "num_attention_heads_per_layer": heads}, "x")

@@ -154,6 +154,10 @@ FAMILIES: dict[str, dict[str, Any]] = {
     # router's e_score_correction_bias (one float per expert) is the router_bias; the shared experts
     # are one MLP of moe_intermediate_size x moe_num_shared_experts (the same count as that many)
     "ernie4_5_moe": {"tied_embeddings": True, "router_bias": True},
+    # Laguna (poolside): AFMoE-style attention (q/k norms per head) with a head count per layer kind
+    # and a softplus output gate (layouts._laguna); a sigmoid router whose e_score_correction_bias is
+    # a parameter; one ungated shared expert of shared_expert_intermediate_size
+    "laguna": {"qk_norm": True, "router_bias": True, "fields": {"head_dim": 128}},
     # LFM2 (Liquid): short-convolution layers (layouts._lfm2) between GQA layers with a q and a k
     # RMSNorm per head; two norms per layer (operator_norm, ffn_norm), the last norm is named
     # embedding_norm; tied embeddings (the hub's configs write tie_embedding). LFM2-MoE's sigmoid
@@ -249,7 +253,6 @@ REFUSED_TYPES = {
     "gemma4_unified_assistant": "the Gemma 4 assistant's centroid layout",
     "gemma4_assistant": "the Gemma 4 assistant's centroid layout",
     "longcat_flash": "two attention and two MLP blocks per layer with zero-computation experts (LongCat-Flash)",
-    "laguna": "per-layer query head counts and per-head softplus output gates (Laguna)",
     "axk2": "norms scaled by a small MLP and a gated latent query (A.X K2)",
     "dots3_note_text": "MLA widths that differ between its sliding and indexed layers (dots3)",
     "inkling": "short convolutions on keys, values and the residual stream (Inkling)",

@@ -8,12 +8,13 @@ by name.
 ``layout_fields``: Gemma 4 (``gemma4_text``) and MiMo-V2-Flash (``mimo_v2_flash``) give their
 sliding and full attention layers different heads and widths (``ModelSpec.attention_shapes``);
 Gemma 4 also runs a MoE block beside the dense MLP, shares the KV cache of its last layers and adds
-per-layer inputs. LFM2 (``lfm2``, ``lfm2_moe``) has short-convolution layers and its own MLP width
-rule. Each reader takes the config (family defaults applied) and the fields read so
-far, and returns the ModelSpec fields it sets, as transformers 5.24.0 builds the model
-(``models/gemma4/configuration_gemma4.py`` and ``modeling_gemma4.py``,
-``models/mimo_v2_flash/modeling_mimo_v2_flash.py``, ``models/lfm2/modular_lfm2.py``,
-``models/lfm2_moe/modular_lfm2_moe.py``). A new family is a new reader in ``LAYOUTS``.
+per-layer inputs. LFM2 (``lfm2``, ``lfm2_moe``, ``lfm3``) has short-convolution layers and its own
+MLP width rule; Laguna a head count per layer kind and an output gate. Each reader takes the config
+(family defaults applied) and the fields read so far, and returns the ModelSpec fields it sets, as
+transformers 5.24.0 builds the model (``models/gemma4/configuration_gemma4.py`` and
+``modeling_gemma4.py``, ``models/mimo_v2_flash/modeling_mimo_v2_flash.py``,
+``models/lfm2/modular_lfm2.py``, ``models/lfm2_moe/modular_lfm2_moe.py``, ``models/lfm3/modular_lfm3.py``,
+``models/laguna/modular_laguna.py``). A new family is a new reader in ``LAYOUTS``.
 """
 
 from __future__ import annotations
@@ -294,10 +295,44 @@ def _lfm2(config: dict[str, Any], fields: dict[str, Any], adjust: bool = True, l
     return out
 
 
+def _laguna(config: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """Laguna: a head count per layer (``num_attention_heads_per_layer``) and a softplus output gate.
+
+    Its published layout gives every full layer one count and every sliding layer another
+    (Laguna-XS.2: 48 and 64 heads, 8 KV heads of 128), which ``attention_shapes`` holds; counts that
+    vary within one kind are refused. ``gating`` true or "per-head": one gate per head (g_proj,
+    hidden -> heads); "per-element": one per channel (hidden -> heads × head_dim), the size of
+    Qwen3-Next's output gate (transformers' ``LagunaAttention``).
+    """
+    layers, mixers = fields["layers"], fields.get("mixers") or ("full",) * fields["layers"]
+    given = config.get("num_attention_heads_per_layer")
+    per_layer = given if isinstance(given, list) else [fields["heads"]] * layers
+    if len(per_layer) != layers or not all(isinstance(h, int) and not isinstance(h, bool) and h > 0 for h in per_layer):
+        raise SpecError(f"field 'num_attention_heads_per_layer' must list {layers} positive head counts")
+    shapes = []
+    for kind in dict.fromkeys(mixers):
+        counts = sorted({h for h, m in zip(per_layer, mixers, strict=True) if m == kind})
+        if len(counts) > 1:
+            raise SpecError(
+                f"field 'num_attention_heads_per_layer' gives the {kind} layers {counts[0]} to {counts[-1]} heads,"
+                " which rooftop does not model (one count per layer kind)"
+            )
+        shapes.append((kind, AttentionShape(counts[0], fields["kv_heads"], fields["head_dim"])))
+    gating = config.get("gating", True)
+    if gating not in (True, False, "per-head", "per-element"):
+        raise SpecError(f"field 'gating' must be true, false, 'per-head' or 'per-element', got {str(gating)[:40]!r}")
+    return {
+        "attention_shapes": tuple(shapes),
+        "head_gate": gating in (True, "per-head"),
+        "attn_output_gate": gating == "per-element",
+    }
+
+
 LAYOUTS: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] = {
     "gemma4_text": _gemma4,
     "mimo_v2_flash": _mimo_v2,
     "lfm2": _lfm2,
     "lfm2_moe": functools.partial(_lfm2, adjust=False),
     "lfm3": functools.partial(_lfm2, adjust=False, lfm3=True),
+    "laguna": _laguna,
 }
