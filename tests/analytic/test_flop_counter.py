@@ -145,3 +145,34 @@ def test_short_convolution_families_flops_equal_flop_counter(model_type):
     prefill, decode = torch_matmul_flops(config, BATCH, PROMPT)
     assert rooftop_matmul_flops(config, Phase.PREFILL, BATCH, PROMPT) == prefill
     assert rooftop_matmul_flops(config, Phase.DECODE, BATCH, PROMPT, context=PROMPT) == decode
+
+
+def test_longcat_flash_blocks_prefill():
+    # LongCat-Flash shrunk to 2 blocks: per block two MLA sublayers, two dense MLPs and the shortcut
+    # MoE beside the first. Without zero experts (transformers' eager loop runs the ones the random
+    # router picks, so their share is the router's, not the expectation rooftop counts); MLA at
+    # prefill, as DeepSeek-V3 (its decode is absorbed in rooftop, expanded in transformers)
+    from tests.models.test_families_2026 import LONGCAT_FLASH
+
+    config = {
+        **LONGCAT_FLASH,
+        **SMALL,
+        "num_layers": 2,
+        "num_key_value_heads": 4,
+        "ffn_hidden_size": 96,
+        "expert_ffn_hidden_size": 32,
+        "n_routed_experts": 4,
+        "zero_expert_num": 0,
+        "moe_topk": 2,
+        "q_lora_rank": 48,
+        "kv_lora_rank": 32,
+        "qk_nope_head_dim": 16,
+        "qk_rope_head_dim": 8,
+        "v_head_dim": 16,
+        "qk_head_dim": 24,
+        "head_dim": 8,  # LongCat's head_dim is the rotary width
+        "pad_token_id": 0,
+    }
+    config.pop("intermediate_size")
+    prefill, _ = torch_matmul_flops(config, BATCH, PROMPT)
+    assert rooftop_matmul_flops(config, Phase.PREFILL, BATCH, PROMPT) == prefill

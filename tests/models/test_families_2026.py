@@ -178,3 +178,44 @@ def test_laguna_refuses_head_counts_that_vary_within_a_kind():
     heads[1] = 32  # a sliding layer of 32 heads among sliding layers of 64
     with pytest.raises(SpecError, match="gives the sliding layers 32 to 64 heads"):
         spec_from_config({**raw, "num_attention_heads_per_layer": heads}, "x")
+
+
+LONGCAT_FLASH = {  # transformers' LongcatFlashConfig defaults: LongCat-Flash-Chat's shape
+    "model_type": "longcat_flash",
+    "hidden_size": 6144,
+    "ffn_hidden_size": 12288,
+    "expert_ffn_hidden_size": 2048,
+    "num_layers": 28,
+    "num_attention_heads": 64,
+    "kv_lora_rank": 512,
+    "q_lora_rank": 1536,
+    "qk_nope_head_dim": 128,
+    "qk_rope_head_dim": 64,
+    "v_head_dim": 128,
+    "n_routed_experts": 512,
+    "zero_expert_num": 256,
+    "moe_topk": 12,
+    "vocab_size": 131072,
+    "max_position_embeddings": 131072,
+    "tie_word_embeddings": False,
+}
+
+
+def test_longcat_flash_blocks_and_zero_experts():
+    # 28 blocks, each two MLA sublayers and two dense MLPs, the first with the shortcut MoE beside it
+    spec = spec_from_config(LONGCAT_FLASH, "longcat-flash")
+    assert spec.layers == 56 and spec.ffns[:2] == ("dense+moe", "dense") and spec.moe_layers == 28
+    mla = 6144 * 1536 + 1536 + 1536 * 64 * 192 + 6144 * 576 + 512 + 512 * 64 * 256 + 64 * 128 * 6144
+    mlp, expert = 3 * 6144 * 12288, 3 * 6144 * 2048
+    router = 6144 * (512 + 256)  # the zero experts are scored too
+    block = 2 * mla + 2 * mlp + 512 * expert + router + 4 * 6144
+    total = 28 * block + 2 * 131072 * 6144 + 6144
+    # = transformers' meta build (741,053,585,408) less the gate_up weights it allocates for the 256
+    # zero experts of every block (28 × 256 × 2 × 2048 × 6144 = 180,388,626,432), which compute nothing
+    assert spec.param_count() == total == 560_664_958_976  # "560 B"
+    # 12 slots over 512 + 256 experts: 8 with weights per token (uniform routing); the paper's ~27 B
+    assert spec.moe is not None and spec.moe.active_k == 8
+    assert spec.param_count() - spec.param_count(active=True) == 28 * (512 - 8) * expert
+    assert spec.param_count(active=True) == 27_954_796_544
+    # the cache: 56 MLA layers, each the 512 latent + 64 rope key per token
+    assert spec.kv_elements_per_token == 56 * 576

@@ -329,12 +329,12 @@ class _Step:
         assert s.moe is not None
         moe, n = s.moe, s.moe_layers
         local = math.ceil(moe.expert_ffn / self.tp)
-        shape = {"tokens": self.tokens, "experts": moe.experts, "top_k": moe.top_k, **self._weights()}
+        shape = {"tokens": self.tokens, "experts": moe.experts, "top_k": moe.active_k, **self._weights()}
         gate_up = 2 if s.gated_mlp else 1
         ops = [
-            self.gemm("router", s.hidden, moe.experts, n, group="moe"),
+            self.gemm("router", s.hidden, moe.experts + moe.zero_experts, n, group="moe"),
             self.op("experts_gate_up", OpKind.GROUPED_GEMM, n, "moe", k=s.hidden, n=gate_up * local, **shape),
-            self.activation("experts_act", n, "moe", self.tokens * moe.top_k, local),
+            self.activation("experts_act", n, "moe", self.tokens * moe.active_k, local),
             self.op("experts_down", OpKind.GROUPED_GEMM, n, "moe", k=local, n=s.hidden, **shape),
         ]
         if moe.shared_experts:

@@ -88,7 +88,7 @@ def bytes_per_token(spec: ModelSpec, layout: ExpertParallel) -> dict[str, float]
     layout.check(spec)
     assert spec.moe is not None
     p = PRESETS[layout.preset]
-    k, h = spec.moe.top_k, spec.hidden
+    k, h = spec.moe.active_k, spec.hidden  # zero-computation experts stay on the token's rank
     dispatch = k * (h * dtype(p.dispatch_dtype).bytes + p.dispatch_scale_bytes(h))
     combine = k * h * dtype(p.combine_dtype).bytes
     remote = (layout.ep - 1) / layout.ep
@@ -108,7 +108,7 @@ def _scaled(c: OpCost, factor: float) -> OpCost:
 def _expert_op(op: Op, spec: ModelSpec, tokens: Array, layout: ExpertParallel) -> Op:
     """A routed-expert GEMM on the busiest rank: imbalance × the rows, its local experts' weights."""
     assert spec.moe is not None
-    e, k, ep = spec.moe.experts, spec.moe.top_k, layout.ep
+    e, k, ep = spec.moe.experts, spec.moe.active_k, layout.ep
     per_expert = op.cost.weight_bytes / expected_experts(tokens, e, k)
     local = e / ep * (1.0 - (1.0 - k / e) ** (ep * tokens))
     c = replace(_scaled(op.cost, layout.imbalance), weight_bytes=local * per_expert)
@@ -120,7 +120,7 @@ def a2a_ops(spec: ModelSpec, ev: Evaluation, layout: ExpertParallel) -> list[Op]
     assert spec.moe is not None
     p = PRESETS[layout.preset]
     tokens = ev.workload.tokens * layout.imbalance
-    shape = {"tokens": tokens, "width": spec.hidden, "top_k": spec.moe.top_k, "ep": layout.ep}
+    shape = {"tokens": tokens, "width": spec.hidden, "top_k": spec.moe.active_k, "ep": layout.ep}
     dispatch = cost(
         OpKind.ALL_TO_ALL,
         **shape,

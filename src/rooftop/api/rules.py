@@ -46,7 +46,7 @@ def _totals(live: LiveModel, w: Workload) -> dict[str, NDArray[np.float64]]:
 
 def _moe_keep(live: LiveModel) -> float:
     moe = live.spec.moe
-    return 1.0 - moe.top_k / moe.experts if moe and live.spec.moe_layers else 0.0
+    return 1.0 - moe.active_k / moe.experts if moe and live.spec.moe_layers else 0.0
 
 
 def _basis(x: NDArray[np.float64], y: NDArray[np.float64], r: float, prefill: bool) -> NDArray[np.float64]:

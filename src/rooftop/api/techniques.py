@@ -101,7 +101,7 @@ def ep_section(spec: ModelSpec, ev: Evaluation, layout: ExpertParallel, weights_
     per = bytes_per_token(spec, layout)
     p = PRESETS[layout.preset]
     assert spec.moe is not None
-    k, h = spec.moe.top_k, spec.hidden
+    k, h = f"{spec.moe.active_k:g}", spec.hidden
     scale = p.dispatch_scale_bytes(h)
     arithmetic = {
         "dispatch": f"{k} × ({h} × {p.dispatch_dtype}" + (f" + {h}/128 × 4 B scales)" if scale else ")"),

@@ -158,6 +158,9 @@ FAMILIES: dict[str, dict[str, Any]] = {
     # and a softplus output gate (layouts._laguna); a sigmoid router whose e_score_correction_bias is
     # a parameter; one ungated shared expert of shared_expert_intermediate_size
     "laguna": {"qk_norm": True, "router_bias": True, "fields": {"head_dim": 128}},
+    # LongCat-Flash (Meituan): two MLA sublayers, two dense MLPs and a shortcut MoE with
+    # zero-computation experts per block (layouts._longcat)
+    "longcat_flash": {},
     # LFM2 (Liquid): short-convolution layers (layouts._lfm2) between GQA layers with a q and a k
     # RMSNorm per head; two norms per layer (operator_norm, ffn_norm), the last norm is named
     # embedding_norm; tied embeddings (the hub's configs write tie_embedding). LFM2-MoE's sigmoid
@@ -252,7 +255,6 @@ REFUSED_TYPES = {
     "gemma4_unified_text": "the Gemma 4 Unified layout (rooftop covers gemma4 and gemma4_text)",
     "gemma4_unified_assistant": "the Gemma 4 assistant's centroid layout",
     "gemma4_assistant": "the Gemma 4 assistant's centroid layout",
-    "longcat_flash": "two attention and two MLP blocks per layer with zero-computation experts (LongCat-Flash)",
     "axk2": "norms scaled by a small MLP and a gated latent query (A.X K2)",
     "dots3_note_text": "MLA widths that differ between its sliding and indexed layers (dots3)",
     "inkling": "short convolutions on keys, values and the residual stream (Inkling)",

@@ -328,6 +328,30 @@ def _laguna(config: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _longcat(config: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """LongCat-Flash: each of ``num_layers`` blocks holds two MLA sublayers, two dense MLPs and a shortcut MoE.
+
+    Read as 2 × num_layers layers (transformers' ``LongcatFlashDecoderLayer``): the first of each
+    pair runs its dense MLP and the MoE side by side on the same normed input, outputs summed
+    (``dense+moe``), the second its dense MLP alone. The router scores ``n_routed_experts`` +
+    ``zero_expert_num`` experts; a zero-computation expert passes its input through (no weights,
+    no FLOPs), so a token runs ``MoE.active_k`` experts with weights (12 × 512 / 768 = 8).
+    transformers also allocates gate_up weights for the zero experts, which the checkpoint has
+    not: rooftop counts the checkpoint's (LongCat-Flash: 560 B).
+    """
+    moe, blocks = fields["moe"], fields["layers"]
+    if moe is None:
+        raise SpecError("missing field 'n_routed_experts' (LongCat-Flash's shortcut MoE)")
+    zero = count_field(config, "zero_expert_num", 0)
+    return {
+        "layers": 2 * blocks,
+        "ffns": (DENSE_MOE, "dense") * blocks,
+        "moe": dataclasses.replace(
+            moe, zero_experts=zero, router_bias=bool(config.get("router_bias")), dense_layers=()
+        ),
+    }
+
+
 LAYOUTS: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] = {
     "gemma4_text": _gemma4,
     "mimo_v2_flash": _mimo_v2,
@@ -335,4 +359,5 @@ LAYOUTS: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] =
     "lfm2_moe": functools.partial(_lfm2, adjust=False),
     "lfm3": functools.partial(_lfm2, adjust=False, lfm3=True),
     "laguna": _laguna,
+    "longcat_flash": _longcat,
 }

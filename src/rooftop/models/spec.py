@@ -41,6 +41,17 @@ class MoE:
     shared_gate: bool = False  # Qwen-MoE: a sigmoid gate (hidden -> 1) on the shared expert
     post_norm: bool = False  # A.X K1: an RMSNorm on the MoE block's output
     router_scales: bool = False  # Gemma 4: a learned scale per input feature and one per expert
+    zero_experts: int = 0  # LongCat-Flash: identity experts the router may pick (no weights, no FLOPs)
+
+    @property
+    def active_k(self) -> float:
+        """Experts with weights one token runs: top_k less the slots zero-computation experts take.
+
+        Under uniform routing a slot picks one of the ``experts`` with probability experts /
+        (experts + zero_experts): LongCat-Flash's 12 slots over 512 + 256 run 8 experts, the
+        ~27 B its paper gives as the average activated. Without zero experts, top_k.
+        """
+        return self.top_k * self.experts / (self.experts + self.zero_experts)
 
 
 @dataclass(frozen=True)
@@ -106,7 +117,7 @@ class ModelSpec:
             if self.hidden % self.heads:
                 raise SpecError(f"{self.name}: hidden ({self.hidden}) is not divisible by heads ({self.heads})")
             object.__setattr__(self, "head_dim", self.hidden // self.heads)
-        if self.moe and not 1 <= self.moe.top_k <= self.moe.experts:
+        if self.moe and not 1 <= self.moe.top_k <= self.moe.experts + self.moe.zero_experts:
             raise SpecError(f"{self.name}: top_k must be in 1..experts")
         self._check_layers()
 
@@ -311,10 +322,11 @@ class ModelSpec:
         if kind not in MOE_FFNS or self.moe is None:
             return dense
         moe = self.moe
-        routed = moe.top_k if active else moe.experts
-        params = dense + routed * self.mlp_params(moe.expert_ffn, bias=moe.expert_bias)
+        routed = moe.active_k if active else moe.experts
+        params = dense + round(routed * self.mlp_params(moe.expert_ffn, bias=moe.expert_bias))
         params += moe.shared_experts * self.mlp_params(moe.shared_ffn or moe.expert_ffn, bias=False)
-        params += self.hidden * moe.experts + (moe.experts if moe.router_bias else 0)
+        router = moe.experts + moe.zero_experts
+        params += self.hidden * router + (router if moe.router_bias else 0)
         params += self.hidden + moe.experts if moe.router_scales else 0
         return params + (self.hidden if moe.shared_gate else 0) + (self.norm_params if moe.post_norm else 0)
 

@@ -11,7 +11,13 @@ from rooftop.analytic.registry import OpKind, register
 
 @register(OpKind.ALL_TO_ALL)
 def all_to_all(
-    tokens: ArrayLike, width: int, top_k: int, ep: int, elt_bytes: float, scale_bytes: float = 0.0, reduce: bool = False
+    tokens: ArrayLike,
+    width: int,
+    top_k: float,
+    ep: int,
+    elt_bytes: float,
+    scale_bytes: float = 0.0,
+    reduce: bool = False,
 ) -> OpCost:
     """One all-to-all of a MoE layer across ``ep`` ranks, per GPU.
 

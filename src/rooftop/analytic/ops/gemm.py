@@ -47,7 +47,7 @@ def gemm(
     )
 
 
-def expected_experts(tokens: ArrayLike, experts: int, top_k: int) -> Array:
+def expected_experts(tokens: ArrayLike, experts: int, top_k: float) -> Array:
     """Expected number of distinct experts that ``tokens`` tokens route to, each picking top_k of experts.
 
     Assumes uniform, independent routing (what random weights give): a given expert is missed by
@@ -64,7 +64,7 @@ def grouped_gemm(
     k: int,
     n: int,
     experts: int,
-    top_k: int,
+    top_k: float,
     weight_bytes_per_elt: float,
     act_bytes_per_elt: float,
     group_size: int = 128,
