@@ -176,3 +176,23 @@ def test_longcat_flash_blocks_prefill():
     config.pop("intermediate_size")
     prefill, _ = torch_matmul_flops(config, BATCH, PROMPT)
     assert rooftop_matmul_flops(config, Phase.PREFILL, BATCH, PROMPT) == prefill
+
+
+def test_minimax_lightning_attention():
+    # transformers' default layout (even layers softmax, odd lightning) shrunk to 4 layers, blocks of
+    # 4 tokens. Decode is exact: per lightning layer and head k^T v and q S, 2 × 2 × 16² FLOPs a
+    # token. A prefill runs blocks: the same inter-block products plus, per block of 4 and head,
+    # (Q K^T) V inside the block, 2 × 2 × 4² × 16 = 1,024 FLOPs rooftop's recurrent form has not:
+    # 3 blocks x 4 heads x 2 sequences x 2 layers x 1,024 = 49,152
+    config = {
+        **SMALL,
+        "model_type": "minimax",
+        "num_hidden_layers": 4,
+        "num_key_value_heads": 2,
+        "num_local_experts": 4,
+        "num_experts_per_tok": 2,
+        "block_size": 4,
+    }
+    prefill, decode = torch_matmul_flops(config, BATCH, PROMPT)
+    assert rooftop_matmul_flops(config, Phase.DECODE, BATCH, PROMPT, context=PROMPT) == decode
+    assert prefill - rooftop_matmul_flops(config, Phase.PREFILL, BATCH, PROMPT) == 3 * 4 * 2 * 2 * 1024

@@ -219,3 +219,46 @@ def test_longcat_flash_blocks_and_zero_experts():
     assert spec.param_count(active=True) == 27_954_796_544
     # the cache: 56 MLA layers, each the 512 latent + 64 rope key per token
     assert spec.kv_elements_per_token == 56 * 576
+
+
+MINIMAX_M1 = {  # MiniMax-M1's config.json (remote-code form) as quoted in public repositories
+    "model_type": "minimax_m1",
+    "auto_map": {"AutoConfig": "configuration_minimax_m1.MiniMaxM1Config"},
+    "attn_type_list": [1 if (i + 1) % 8 == 0 else 0 for i in range(80)],  # every 8th layer softmax
+    "head_dim": 128,
+    "hidden_size": 6144,
+    "intermediate_size": 9216,
+    "max_position_embeddings": 10240000,
+    "num_attention_heads": 64,
+    "num_experts_per_tok": 2,
+    "num_hidden_layers": 80,
+    "num_key_value_heads": 8,
+    "num_local_experts": 32,
+    "postnorm": True,
+    "rotary_dim": 64,
+    "shared_intermediate_size": 0,
+    "vocab_size": 200064,
+}
+
+
+def test_minimax_m1_lightning_layers():
+    spec = spec_from_config(MINIMAX_M1, "minimax-m1")
+    assert any("read as 'minimax'" in note for note in spec.notes)
+    assert spec.mixers.count("linear") == 70 and spec.attention_layers == 10
+    # lightning: q, k, v and the output gate (4 × 6144 × 8192), the norm over 64 × 128, out_proj
+    lightning = 4 * 6144 * 8192 + 8192 + 8192 * 6144
+    softmax = 2 * 6144 * 8192 + 2 * 6144 * 1024  # q, o; k, v (8 KV heads of 128)
+    moe = 32 * 3 * 6144 * 9216 + 6144 * 32
+    total = 70 * lightning + 10 * softmax + 80 * (moe + 2 * 6144) + 2 * 200064 * 6144 + 6144
+    assert spec.param_count() == total == 456_089_655_296  # = transformers' MiniMaxForCausalLM; "456 B"
+    # "45.9 B activated": 2 of 32 experts, without the embedding and lm_head (2 × 200064 × 6144)
+    active = spec.param_count(active=True) - 2 * 200064 * 6144
+    assert round(active / 1e8) == 459
+    # a 64 × 128 × 128 state per lightning layer and sequence; K and V only in the 10 softmax layers
+    assert spec.state_elements_per_sequence == 70 * 64 * 128 * 128
+    assert spec.kv_elements_per_token == 10 * 2 * 8 * 128
+
+
+def test_minimax_attn_type_list_is_checked():
+    with pytest.raises(SpecError, match="attn_type_list"):
+        spec_from_config({**MINIMAX_M1, "attn_type_list": [0, 2] * 40}, "x")

@@ -158,6 +158,9 @@ FAMILIES: dict[str, dict[str, Any]] = {
     # and a softplus output gate (layouts._laguna); a sigmoid router whose e_score_correction_bias is
     # a parameter; one ungated shared expert of shared_expert_intermediate_size
     "laguna": {"qk_norm": True, "router_bias": True, "fields": {"head_dim": 128}},
+    # MiniMax-01 / MiniMax-M1 (transformers' minimax): lightning-attention layers (linear attention
+    # with a fixed decay, hf_mixers) between softmax GQA layers, Mixtral's experts
+    "minimax": {"linear_kind": "lightning"},
     # LongCat-Flash (Meituan): two MLA sublayers, two dense MLPs and a shortcut MoE with
     # zero-computation experts per block (layouts._longcat)
     "longcat_flash": {},
@@ -234,7 +237,14 @@ FAMILIES: dict[str, dict[str, Any]] = {
 # Remote-code configs whose auto_map names a config class transformers ships under the same name:
 # the layout is that family's, whatever the model_type says (Kimi-K2's "kimi_k2" loads DeepSeek's
 # own configuration_deepseek.DeepseekV3Config; its checkpoint is DeepSeek-V3's layout, 61 layers).
-AUTO_CONFIG_FAMILIES = {"DeepseekV3Config": "deepseek_v3"}
+# MiniMax-M1 and MiniMax-Text-01's remote classes are the checkpoints transformers' minimax was
+# ported from (the -hf repositories hold the same weights under model_type "minimax"); vLLM runs
+# both with one model class, reading attn_type_list.
+AUTO_CONFIG_FAMILIES = {
+    "DeepseekV3Config": "deepseek_v3",
+    "MiniMaxM1Config": "minimax",
+    "MiniMaxText01Config": "minimax",
+}
 # model_types whose structure rooftop does not model, with the feature that is missing.
 REFUSED_TYPES = {
     "mllama": "cross-attention image layers (Llama 3.2 Vision)",
@@ -248,7 +258,6 @@ REFUSED_TYPES = {
     "rwkv": "RWKV time-mixing blocks",
     "blt": "byte-latent patching (BLT)",
     "dbrx": "DBRX's nested attn_config / ffn_config",
-    "minimax": "lightning-attention layers (MiniMax-01)",
     # transformers 5.24's Gemma 4 Unified: another layout than gemma4_text's (its default config read
     # as Gemma 4 counts 5.08 B, transformers 3.01 B); the assistant is a draft model over centroids
     "gemma4_unified": "the Gemma 4 Unified layout (rooftop covers gemma4 and gemma4_text)",

@@ -76,7 +76,7 @@ def spec_from_config(config: Any, name: str, where: str = "config.json") -> Mode
         raise SpecError(f"{where}: {why}")
     notes: list[str] = []
     if family := auto_config_family(config, model_type):
-        notes.append(f"model_type {model_type!r} read as {family!r}: auto_map's AutoConfig is {family!r}'s class")
+        notes.append(f"model_type {model_type!r} read as {family!r} (the layout of auto_map's AutoConfig)")
         model_type = family
     if model_type not in FAMILIES:
         notes.append(f"model_type {model_type!r} read as a Llama-style decoder")

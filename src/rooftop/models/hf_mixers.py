@@ -5,6 +5,8 @@ Kimi Delta Attention (the family row's ``linear_kind`` "kda") reads Kimi-Linear'
 ``linear_attn_config`` (the checkpoint's nesting, as transformers' class does), else the flat
 ``linear_num_heads`` / ``linear_head_dim`` / ``linear_conv_kernel_dim`` a transformers dump
 writes, else (Ling's hybrid) the attention heads, ``head_dim`` and ``short_conv_kernel_size``.
+MiniMax-01's lightning attention (``linear_kind`` "lightning") has the attention layers' heads and
+``head_dim``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,10 @@ def linear_attention(config: dict[str, Any], model_type: str, where: str) -> Lin
     arch = FAMILIES.get(model_type, LLAMA)
     if arch.get("linear_kind") == "kda":
         return _kda(config, arch, where)
+    if arch.get("linear_kind") == "lightning":  # MiniMax-01: the attention heads and head_dim
+        heads = int_field(config, "num_attention_heads", where)
+        head_dim = int_field(config, "head_dim", where, default=int_field(config, "hidden_size", where) // heads)
+        return LinearAttention(heads, heads, head_dim, head_dim, conv_kernel=0, kind="lightning")
     return LinearAttention(
         k_heads=int_field(config, "linear_num_key_heads", where),
         v_heads=int_field(config, "linear_num_value_heads", where),

@@ -45,6 +45,8 @@ def layer_kinds(config: dict[str, Any], model_type: str, layers: int) -> tuple[l
         return ["full+mamba"] * layers, None
     if model_type in MAMBA_LAYER_TYPES:
         return _mamba_layer_types(config, model_type, layers), None
+    if model_type == "minimax" and not isinstance(config.get("layer_types"), list):
+        return _minimax_kinds(config, layers), None
     if model_type in SHORT_CONV_FAMILIES:
         return _short_conv_kinds(config, model_type, layers), None
     if model_type in ("qwen3_next",) and not config.get("layer_types"):
@@ -155,6 +157,20 @@ def _mamba_layer_types(config: dict[str, Any], model_type: str, layers: int) -> 
     if not isinstance(attention, list) or not all(isinstance(i, int) for i in attention):
         raise SpecError(f"field 'attn_layer_indices' must be a list of layer indices, got {attention!r}")
     return ["full" if i in attention else "mamba" for i in range(layers)]
+
+
+def _minimax_kinds(config: dict[str, Any], layers: int) -> list[str]:
+    """MiniMax-01's ``attn_type_list``, 0 lightning and 1 softmax (its checkpoints: every 8th softmax).
+
+    Without it, transformers' default (``MiniMaxConfig``): even layers softmax, odd ones lightning.
+    """
+    listed = config.get("attn_type_list")
+    if listed is None:
+        return ["full" if i % 2 == 0 else "linear" for i in range(layers)]
+    valid = isinstance(listed, list) and len(listed) == layers
+    if not valid or any(t not in (0, 1) or isinstance(t, bool) for t in listed):
+        raise SpecError(f"field 'attn_type_list' must list {layers} zeros (lightning) and ones (softmax)")
+    return ["full" if t == 1 else "linear" for t in listed]
 
 
 def _short_conv_kinds(config: dict[str, Any], model_type: str, layers: int) -> list[str]:

@@ -102,14 +102,19 @@ class LinearAttention:
     per channel instead of per head: q, k, v and a b per head, a forget gate and an output gate of
     one value per channel, each through a low-rank pair (``gate_rank``: hidden -> rank -> channels)
     or, with ``gate_rank`` 0, one full projection; a dt bias per channel and an A per head.
+
+    ``kind`` "lightning": MiniMax-01's lightning attention (``MiniMaxLightningAttention``), linear
+    attention with a fixed decay per head (a buffer): one projection to q, k and v, an output gate
+    of one value per channel, a norm over all heads' channels, out_proj; no convolution. Its state
+    per head is d × d, updated (decay, k^T v) and read (q S) per token: 2 d² multiply-adds.
     """
 
     k_heads: int
     v_heads: int
     k_head_dim: int
     v_head_dim: int
-    conv_kernel: int = 4
-    kind: str = "gdn"  # "gdn" | "kda"
+    conv_kernel: int = 4  # 0: none (lightning)
+    kind: str = "gdn"  # "gdn" | "kda" | "lightning"
     gate_rank: int = 0  # KDA: the rank of its forget and output gates (0: full-rank projections)
 
     @property
@@ -134,6 +139,8 @@ class LinearAttention:
         """
         if self.kind == "kda":
             return 2 * self.key_dim + self.value_dim + self.v_heads + 2 * (self.gate_rank or self.value_dim)
+        if self.kind == "lightning":  # q, k, v and the output gate
+            return 2 * self.key_dim + 2 * self.value_dim
         return 2 * self.key_dim + 2 * self.value_dim + 2 * self.v_heads
 
     @property
@@ -143,6 +150,8 @@ class LinearAttention:
 
     def params(self, hidden: int) -> int:
         """in_proj, conv1d (no bias), dt_bias and A_log, gated norm, out_proj (KDA: low-rank gates)."""
+        if self.kind == "lightning":  # qkv and gate projections, the norm over every channel, out_proj
+            return hidden * self.in_width + self.value_dim + self.value_dim * hidden
         # Gated DeltaNet: dt_bias and A_log per value head; KDA: dt_bias per channel, A_log per head
         decay = self.value_dim + self.v_heads if self.kind == "kda" else 2 * self.v_heads
         return (
@@ -157,11 +166,16 @@ class LinearAttention:
     @property
     def state_elements(self) -> int:
         """Per sequence and layer: the recurrent state (v_heads × d_k × d_v) plus the conv window."""
-        return self.v_heads * self.k_head_dim * self.v_head_dim + self.conv_dim * (self.conv_kernel - 1)
+        window = self.conv_dim * (self.conv_kernel - 1) if self.conv_kernel else 0
+        return self.v_heads * self.k_head_dim * self.v_head_dim + window
 
     def recurrence_flops_per_token(self) -> float:
-        """Matmul-like FLOPs of the delta rule per token (state update and read, ~3 · d_k · d_v per head)."""
-        return 2.0 * 3 * self.v_heads * self.k_head_dim * self.v_head_dim
+        """Matmul-like FLOPs per token: state update and read, ~3 · d_k · d_v per head (delta rule).
+
+        Lightning attention's decayed update and read: 2 · d_k · d_v per head.
+        """
+        per_head = 2 if self.kind == "lightning" else 3
+        return 2.0 * per_head * self.v_heads * self.k_head_dim * self.v_head_dim
 
 
 @dataclass(frozen=True)
