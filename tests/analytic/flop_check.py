@@ -86,6 +86,16 @@ SHRINK: dict[str, dict[str, Any]] = {
         "mlp_layer_types": ["dense"] + ["sparse"] * 5,
         "num_attention_heads_per_layer": [4, 8, 8, 8, 4, 8],
     },
+    "opt": {**SMALL, "ffn_dim": 96, "num_hidden_layers": 2, "word_embed_proj_dim": 64, "max_position_embeddings": 128},
+    "opt-350m": {  # opt-1.3b's file made OPT-350m-like: 32-wide embeddings projected in and out, post-norm
+        **SMALL,
+        "ffn_dim": 96,
+        "num_hidden_layers": 2,
+        "word_embed_proj_dim": 32,
+        "do_layer_norm_before": False,
+        "max_position_embeddings": 128,
+    },
+    "mpt": {"d_model": 64, "n_heads": 4, "n_layers": 2, "vocab_size": 128, "max_seq_len": 128},
     "jamba": {**SMALL, "num_hidden_layers": 4, "num_key_value_heads": 2, "mamba_d_state": 8, "mamba_dt_rank": 8},
     "qwen3-moe": {
         **SMALL,
@@ -180,7 +190,8 @@ def shrunk_default(model_type: str) -> dict[str, Any]:
 
 def shrunk_config(family: str) -> dict[str, Any]:
     """The family's real config (its text part for multimodal ones) with sizes from SHRINK."""
-    raw = json.loads((CONFIGS / family / "config.json").read_text(encoding="utf-8"))
+    source = {"opt-350m": "opt"}.get(family, family)  # one real file, two layouts
+    raw = json.loads((CONFIGS / source / "config.json").read_text(encoding="utf-8"))
     text = (
         raw.get("text_config") if "num_hidden_layers" not in raw and isinstance(raw.get("text_config"), dict) else raw
     )

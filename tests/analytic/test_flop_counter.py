@@ -39,6 +39,9 @@ EXACT = [
     "gemma-4-moe",
     "mimo-v2",
     "laguna",
+    "opt",
+    "opt-350m",
+    "mpt",
 ]
 
 

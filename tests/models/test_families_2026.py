@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from rooftop.analytic.decompose import decompose
+from rooftop.core.points import Phase
+from rooftop.core.workload import Workload
 from rooftop.errors import SpecError
 from rooftop.models.hf_config import load_config_file, spec_from_config
 
@@ -262,3 +265,70 @@ def test_minimax_m1_lightning_layers():
 def test_minimax_attn_type_list_is_checked():
     with pytest.raises(SpecError, match="attn_type_list"):
         spec_from_config({**MINIMAX_M1, "attn_type_list": [0, 2] * 40}, "x")
+
+
+def test_opt_350m_projections_and_post_norm():
+    # facebook/opt-350m: 512-wide token embeddings projected to 1024 and back (project_in/out), the
+    # lm_head tied to them; post-norm layers (do_layer_norm_before false), so no final norm; a
+    # position table of 2048 + 2 rows; q/k/v/out and fc1/fc2 with biases, two LayerNorms a layer
+    config = {
+        "model_type": "opt",
+        "hidden_size": 1024,
+        "ffn_dim": 4096,
+        "num_hidden_layers": 24,
+        "num_attention_heads": 16,
+        "word_embed_proj_dim": 512,
+        "do_layer_norm_before": False,
+        "vocab_size": 50272,
+        "max_position_embeddings": 2048,
+        "activation_function": "relu",
+    }
+    spec = spec_from_config(config, "opt-350m")
+    layer = 4 * (1024 * 1024 + 1024) + 2 * 1024 * 4096 + 4096 + 1024 + 2 * 2 * 1024
+    embeddings = 50272 * 512 + 2050 * 1024 + 2 * 512 * 1024
+    assert spec.param_count() == 24 * layer + embeddings == 331_196_416  # = transformers
+    w = Workload(phase=Phase.DECODE, batch=4, prompt=1, context=128)
+    ops = {op.name: op for op in decompose(spec, w)}
+    assert "final_norm" not in ops and float(ops["project_out"].cost.flops) == 2 * 4 * 1024 * 512
+    assert float(ops["lm_head"].cost.flops) == 2 * 4 * 512 * 50272
+
+
+DBRX = {  # databricks/dbrx-instruct's config.json: its shapes nested in attn_config and ffn_config
+    "model_type": "dbrx",
+    "d_model": 6144,
+    "n_heads": 48,
+    "n_layers": 40,
+    "max_seq_len": 32768,
+    "vocab_size": 100352,
+    "attn_config": {"clip_qkv": 8, "kv_n_heads": 8, "rope_theta": 500000},
+    "ffn_config": {"ffn_hidden_size": 10752, "moe_num_experts": 16, "moe_top_k": 4},
+    "tie_word_embeddings": False,
+}
+
+
+def test_dbrx_nested_fields():
+    # transformers 5.24 cannot build DBRX (its attention config lacks rope_theta): counted by hand
+    spec = spec_from_config(DBRX, "dbrx")
+    assert (spec.kv_heads, spec.moe.experts, spec.moe.top_k, spec.moe.expert_ffn) == (8, 16, 4, 10752)
+    attention = 6144 * (6144 + 2 * 8 * 128) + 6144 * 6144  # Wqkv, out_proj
+    experts = 16 * 3 * 6144 * 10752 + 6144 * 16  # w1, v1, w2 per expert; the router
+    total = 40 * (attention + experts + 2 * 6144) + 2 * 100352 * 6144 + 6144  # bias-free LayerNorms
+    assert spec.param_count() == total == 131_596_523_520  # "132 B total"
+    assert spec.param_count(active=True) == total - 40 * 12 * 3 * 6144 * 10752  # "36 B active": 4 of 16
+    with pytest.raises(SpecError, match="num_local_experts"):
+        spec_from_config({**DBRX, "ffn_config": {**DBRX["ffn_config"], "moe_num_experts": -1}}, "x")
+
+
+def test_mpt_and_biogpt():
+    # MPT-7B's shape: ALiBi (no position parameters), bias-free LayerNorms and projections, a GELU
+    # MLP 4 × d_model wide, tied embeddings; with no_bias false every projection and norm has one
+    mpt = {"model_type": "mpt", "d_model": 4096, "n_heads": 32, "n_layers": 32, "vocab_size": 50432}
+    mpt |= {"max_seq_len": 2048, "expansion_ratio": 4, "no_bias": True, "attn_config": {"alibi": True}}
+    layer = 4 * 4096 * 4096 + 2 * 4096 * 16384 + 2 * 4096
+    assert spec_from_config(mpt, "mpt-7b").param_count() == 32 * layer + 50432 * 4096 + 4096  # 6.65 B
+    biased = spec_from_config({**mpt, "no_bias": False}, "x").param_count() - 32 * layer - 50432 * 4096 - 4096
+    assert biased == 32 * (4 * 4096 + 16384 + 4096 + 2 * 4096) + 4096
+    # BioGPT's default: a learned position table of 1024 + 2 rows, tied embeddings
+    biogpt = {"model_type": "biogpt", "hidden_size": 1024, "intermediate_size": 4096, "num_hidden_layers": 24}
+    biogpt |= {"num_attention_heads": 16, "vocab_size": 42384, "max_position_embeddings": 1024}
+    assert spec_from_config(biogpt, "biogpt").param_count() == 346_763_264  # = transformers

@@ -135,9 +135,13 @@ class _Step:
     # ---- blocks ------------------------------------------------------------------------------
     def embedding(self) -> list[Op]:
         """Token (and learned position) embedding gathers."""
-        tables = 2 if self.spec.learned_positions else 1
-        shapes = {"width": self.spec.hidden, "weight_bytes_per_elt": self.weight, "act_bytes": self.act}
-        return [self.op("embed", OpKind.EMBEDDING, 1, "embedding", tokens=self.tokens, tables=tables, **shapes)]
+        s = self.spec
+        tables = 2 if s.learned_positions else 1
+        shapes = {"width": s.hidden, "weight_bytes_per_elt": self.weight, "act_bytes": self.act}
+        ops = [self.op("embed", OpKind.EMBEDDING, 1, "embedding", tokens=self.tokens, tables=tables, **shapes)]
+        if s.embed_width:  # OPT-350m: narrower token embeddings, projected to the hidden width
+            ops.append(self.gemm("project_in", s.embed_width, s.hidden, 1, group="embedding"))
+        return ops
 
     def per_layer_inputs(self) -> list[Op]:
         """Gemma 4's per-layer inputs (none without them).
@@ -353,5 +357,9 @@ class _Step:
         """
         w = self.workload
         last = self.tokens if w.phase is Phase.DECODE else w.batch + 0 * w.new_tokens
-        vocab = math.ceil(self.spec.vocab / self.tp)
-        return [self.norm("final_norm", 1), self.gemm("lm_head", self.spec.hidden, vocab, 1, last, "head")]
+        s = self.spec
+        vocab = math.ceil(s.vocab / self.tp)
+        ops = [self.norm("final_norm", 1)] if s.final_norm else []
+        if s.embed_width:  # OPT-350m: back to the embeddings' width, the decoder's last step (every position)
+            ops.append(self.gemm("project_out", s.hidden, s.embed_width, 1, group="head"))
+        return [*ops, self.gemm("lm_head", s.embed_width or s.hidden, vocab, 1, last, "head")]

@@ -1,7 +1,8 @@
 """Per-``model_type`` facts of Hugging Face configs: defaults and refusals.
 
 ``FAMILIES`` holds what differs from a Llama-style decoder (norm, MLP, biases, q/k norms...) and,
-under ``fields``, defaults transformers applies to fields a config may omit; ``dense_prefix`` is
+under ``fields``, defaults transformers applies to fields a config may omit; ``promote`` lifts
+fields a family nests (DBRX's ``attn_config.kv_n_heads``) to the names rooftop reads; ``dense_prefix`` is
 the number of leading dense layers transformers builds when a config has no ``mlp_layer_types``,
 whatever ``first_k_dense_replace`` says; ``drop_fields`` are fields transformers' class never
 reads (Hunyuan's per-layer ``moe_intermediate_size``); ``linear_kind`` "kda" makes its linear
@@ -158,6 +159,40 @@ FAMILIES: dict[str, dict[str, Any]] = {
     # and a softplus output gate (layouts._laguna); a sigmoid router whose e_score_correction_bias is
     # a parameter; one ungated shared expert of shared_expert_intermediate_size
     "laguna": {"qk_norm": True, "router_bias": True, "fields": {"head_dim": 128}},
+    # OPT: post- or pre-LayerNorm (do_layer_norm_before), ReLU MLP (fc1, fc2), biases (enable_bias),
+    # a learned position table of max_position_embeddings + 2 rows, OPT-350m's 512-wide embeddings
+    # projected in and out (word_embed_proj_dim; layouts._opt). BioGPT has the same offset table.
+    "opt": {
+        "norm": "layer",
+        "gated_mlp": False,
+        "activation": "relu",
+        **ALL_BIASES,
+        "learned_positions": True,
+        "tied_embeddings": True,
+    },
+    "biogpt": {**LAYERNORM_GELU, **ALL_BIASES, "learned_positions": True, "tied_embeddings": True},
+    # MPT: ALiBi (no position parameters), bias-free LayerNorms and projections (no_bias), a GELU MLP
+    # expansion_ratio × d_model wide; attn_config.kv_n_heads for grouped KV heads
+    "mpt": {
+        "norm": "layer",
+        "norm_bias": False,
+        "gated_mlp": False,
+        "activation": "gelu",
+        "tied_embeddings": True,
+        "promote": {"attn_config.kv_n_heads": "num_key_value_heads"},
+    },
+    # DBRX: its shapes nested in attn_config and ffn_config; bias-free LayerNorms; every layer routes
+    # (GLU experts w1, v1, w2); Wqkv of grouped KV heads
+    "dbrx": {
+        "norm": "layer",
+        "norm_bias": False,
+        "promote": {
+            "attn_config.kv_n_heads": "num_key_value_heads",
+            "ffn_config.ffn_hidden_size": "moe_intermediate_size",
+            "ffn_config.moe_num_experts": "num_local_experts",
+            "ffn_config.moe_top_k": "num_experts_per_tok",
+        },
+    },
     # MiniMax-01 / MiniMax-M1 (transformers' minimax): lightning-attention layers (linear attention
     # with a fixed decay, hf_mixers) between softmax GQA layers, Mixtral's experts
     "minimax": {"linear_kind": "lightning"},
@@ -248,8 +283,6 @@ AUTO_CONFIG_FAMILIES = {
 # model_types whose structure rooftop does not model, with the feature that is missing.
 REFUSED_TYPES = {
     "mllama": "cross-attention image layers (Llama 3.2 Vision)",
-    "mpt": "ALiBi attention with bias-free LayerNorms (MPT)",
-    "opt": "OPT's offset position table and projections",
     "recurrent_gemma": "RG-LRU recurrent blocks (RecurrentGemma)",
     "jetmoe": "mixture-of-attention-heads layers (JetMoE)",
     "doge": "dynamic-mask attention with cross-domain MoE (Doge)",
@@ -257,7 +290,6 @@ REFUSED_TYPES = {
     "xlstm": "xLSTM blocks",
     "rwkv": "RWKV time-mixing blocks",
     "blt": "byte-latent patching (BLT)",
-    "dbrx": "DBRX's nested attn_config / ffn_config",
     # transformers 5.24's Gemma 4 Unified: another layout than gemma4_text's (its default config read
     # as Gemma 4 counts 5.08 B, transformers 3.01 B); the assistant is a draft model over centroids
     "gemma4_unified": "the Gemma 4 Unified layout (rooftop covers gemma4 and gemma4_text)",
@@ -275,7 +307,6 @@ REFUSED_TYPES = {
     "dory": "normalized-transformer layers with learned per-channel scales (Dory)",
     "hrm_text": "hierarchical recurrent modules run in cycles (HRM)",
     "moshi": "a speech-text layout with audio codebooks (Moshi)",
-    "biogpt": "an offset learned-position table (BioGPT, like OPT)",
     "modernbert-decoder": "ModernBERT's prediction head and its first layer without an attention norm",
     "bert-generation": "a BERT encoder stack (BertGeneration)",
 }

@@ -13,12 +13,12 @@ from typing import Any
 from rooftop.errors import SpecError
 
 ALIASES = {  # canonical name -> other spellings, first hit wins
-    "num_hidden_layers": ("n_layer", "num_layers"),
+    "num_hidden_layers": ("n_layer", "num_layers", "n_layers"),  # MPT, DBRX: n_layers
     "hidden_size": ("n_embd", "n_embed", "d_model"),
-    "num_attention_heads": ("n_head",),
+    "num_attention_heads": ("n_head", "n_heads"),  # MPT, DBRX: n_heads
     "intermediate_size": ("n_inner", "ffn_dim", "ffn_hidden_size", "block_ff_dim"),  # LFM2: block_ff_dim
     "tie_word_embeddings": ("tie_embedding",),  # LFM2
-    "max_position_embeddings": ("n_positions", "n_ctx"),
+    "max_position_embeddings": ("n_positions", "n_ctx", "max_seq_len"),  # MPT, DBRX: max_seq_len
     # mixture of experts: Aria's moe_*, Hunyuan's moe_topk, EXAONE-MoE / Hy3 / AFMoE's num_shared_experts
     "num_local_experts": ("moe_num_experts",),
     "num_experts_per_tok": (

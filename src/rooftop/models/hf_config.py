@@ -84,7 +84,8 @@ def spec_from_config(config: Any, name: str, where: str = "config.json") -> Mode
     nested = TEXT_CONFIG_FIELDS.get(model_type, {}) if config is not top else {}
     drop = arch.get("drop_fields", ())  # fields transformers' class never reads
     given = {k: v for k, v in config.items() if v is not None and k not in drop}
-    config = {**arch.get("fields", {}), **nested, **given}
+    lifted = check_config(promoted(given, arch), where)  # typed and bounded like top-level fields
+    config = {**arch.get("fields", {}), **nested, **lifted, **given}
     try:
         fields = _shape_fields(config, model_type, arch, where)
         fields |= _layer_fields(config, model_type, fields["layers"], where)
@@ -105,6 +106,17 @@ def spec_from_config(config: Any, name: str, where: str = "config.json") -> Mode
         if "missing field" in text and (inner := _nested_decoder(top)):
             text += f"; a decoder's fields are under {inner!r}: pass that part as a config.json"
         raise SpecError(text) from exc
+
+
+def promoted(config: dict[str, Any], arch: dict[str, Any]) -> dict[str, Any]:
+    """The nested fields a family's ``promote`` names, under the names rooftop reads (null ones left out)."""
+    out: dict[str, Any] = {}
+    for path, name in arch.get("promote", {}).items():
+        outer, inner = path.split(".")
+        section = config.get(outer)
+        if isinstance(section, dict) and section.get(inner) is not None:
+            out[name] = section[inner]
+    return out
 
 
 def _nested_decoder(config: dict[str, Any]) -> str:

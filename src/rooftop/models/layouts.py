@@ -368,6 +368,38 @@ def _longcat(config: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _opt(config: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """OPT (``modeling_opt.py``): its position table's 2 extra rows, OPT-350m's projections, its switches.
+
+    ``word_embed_proj_dim`` narrower than the hidden width: token embeddings (and the tied
+    lm_head) of that width, project_in and project_out. ``do_layer_norm_before`` false (OPT-350m):
+    post-norm layers and no final norm. ``enable_bias`` and ``layer_norm_elementwise_affine``.
+    """
+    width = count_field(config, "word_embed_proj_dim", fields["hidden"], minimum=1)
+    bias = bool(config.get("enable_bias", True))
+    pre_norm = bool(config.get("do_layer_norm_before", True)) and not config.get("_remove_final_layer_norm")
+    return {
+        "position_offset": 2,
+        "embed_width": 0 if width == fields["hidden"] else width,
+        "final_norm": pre_norm,
+        "qkv_bias": bias,
+        "o_bias": bias,
+        "mlp_bias": bias,
+        "norm_affine": bool(config.get("layer_norm_elementwise_affine", True)),
+    }
+
+
+def _mpt(config: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """MPT: an MLP ``expansion_ratio`` × d_model wide; ``no_bias`` false gives every projection and norm a bias."""
+    ratio = config.get("expansion_ratio", 4)
+    if isinstance(ratio, bool) or not isinstance(ratio, int | float) or not 0 < ratio <= 64:
+        raise SpecError(f"field 'expansion_ratio' must be a number in (0, 64], got {str(ratio)[:40]!r}")
+    out: dict[str, Any] = {"ffn": int(ratio * fields["hidden"])}
+    if config.get("no_bias") is False:
+        out |= {"qkv_bias": True, "o_bias": True, "mlp_bias": True, "norm_bias": True}
+    return out
+
+
 LAYOUTS: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] = {
     "gemma4_text": _gemma4,
     "mimo_v2_flash": _mimo_v2,
@@ -376,4 +408,7 @@ LAYOUTS: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] =
     "lfm3": functools.partial(_lfm2, adjust=False, lfm3=True),
     "laguna": _laguna,
     "longcat_flash": _longcat,
+    "opt": _opt,
+    "biogpt": lambda config, fields: {"position_offset": 2},  # BioGPT's table: max_position_embeddings + 2
+    "mpt": _mpt,
 }

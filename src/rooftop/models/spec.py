@@ -80,6 +80,9 @@ class ModelSpec:
     qk_norm_full: bool = False  # OLMo-2/3: q/k norms over all heads (q_dim, kv_dim), not head_dim
     norms_per_layer: int = 2
     learned_positions: bool = False
+    position_offset: int = 0  # OPT, BioGPT: their learned table has max_positions + 2 rows
+    embed_width: int = 0  # OPT-350m: token embeddings of another width, projected in and out; 0: hidden
+    final_norm: bool = True  # OPT's post-norm models (do_layer_norm_before false) have none
     lm_head_bias: bool = False
     embed_norm: bool = False  # BLOOM: a LayerNorm right after the embedding
     attn_sinks: bool = False  # gpt-oss: one learned sink logit per head
@@ -339,8 +342,9 @@ class ModelSpec:
 
     @property
     def embedding_params(self) -> int:
-        """Token (and learned position) embedding parameters."""
-        params = self.vocab * self.hidden + (self.max_positions * self.hidden if self.learned_positions else 0)
+        """Token (and learned position) embedding parameters; OPT-350m's projections in and out."""
+        positions = (self.max_positions + self.position_offset) * self.hidden if self.learned_positions else 0
+        params = self.vocab * (self.embed_width or self.hidden) + positions + 2 * self.embed_width * self.hidden
         return params + (self.norm_params if self.embed_norm else 0)
 
     @property
@@ -357,14 +361,14 @@ class ModelSpec:
     @property
     def lm_head_params(self) -> int:
         """Output projection parameters (0 when tied to the embedding; a bias is never tied)."""
-        head = 0 if self.tied_embeddings else self.vocab * self.hidden
+        head = 0 if self.tied_embeddings else self.vocab * (self.embed_width or self.hidden)
         return head + (self.vocab if self.lm_head_bias else 0)
 
     def param_count(self, active: bool = False, text_only: bool = False) -> int:
         """Total parameters (``active``: top-k experts only; ``text_only``: without the vision tower)."""
         per_layer = sum(self.ffn_params(i, active) + self.mixer_params(i) for i in range(self.layers))
         per_layer += self.layers * self.norms_per_layer * self.norm_params + self.per_layer_input_params
-        text = self.embedding_params + per_layer + self.norm_params + self.lm_head_params
+        text = self.embedding_params + per_layer + self.final_norm * self.norm_params + self.lm_head_params
         return text + (0 if text_only else self.vision_params)
 
     def describe(self) -> dict[str, object]:
