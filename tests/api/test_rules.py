@@ -12,13 +12,12 @@ import yaml
 
 from rooftop.api.live_model import LiveModel, live_model
 from rooftop.api.rules import model_costs, rule_set, rules_yaml
+from rooftop.cli.rules import ENGINES
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, Roofs
 from rooftop.core.workload import Workload
 from rooftop.errors import RooftopError
 from rooftop.models.spec import ModelSpec
 from rooftop.serving.promql import CostPoly
-
-ENGINES = ("vllm", "sglang", "tgi", "triton", "llamacpp", "trtllm-serve", "dynamo", "nim", "ray-vllm")
 
 
 @pytest.fixture

@@ -12,7 +12,8 @@ from rooftop.cli.options import complete_models, device_option
 from rooftop.errors import WorkloadError
 
 DURATION = re.compile(r"^(\d+(ms|s|m|h|d|w|y))+$")
-ENGINES = ("vllm", "sglang", "tgi", "triton", "llamacpp", "trtllm-serve", "dynamo", "nim", "ray-vllm")  # the maps
+# the maps
+ENGINES = ("vllm", "sglang", "tgi", "triton", "llamacpp", "trtllm-serve", "lmdeploy", "dynamo", "nim", "ray-vllm")
 
 
 def _duration(option: str, value: str) -> str:
