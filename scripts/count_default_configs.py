@@ -26,7 +26,7 @@ COUNTED = (
     " flex_olmo gemma gemma2 gemma3 gemma3_text glm glm4 glm4_moe_lite gpt-sw3 gpt2 gpt_bigcode gpt_neox"
     " gpt_oss gptj granite granitemoe granitemoehybrid granitemoeshared helium hy_v3 internlm3 iquestcoder"
     " jais2 jamba kimi_linear laguna lfm2 lfm3 llama llama4_text minicpm3 minimax minimax_m2 ministral3"
-    " mistral mixtral mpt nanochat nemotron_h olmo olmo2 olmo3 olmo_hybrid olmoe opt phi phi3 phimoe qwen2"
+    " mistral mixtral mpt nanochat nemotron_h olmo olmo2 olmo3 olmo_hybrid olmoe opt persimmon phi phi3 phimoe qwen2"
     " qwen2_moe qwen3 qwen3_5_moe_text qwen3_5_text qwen3_moe qwen3_next sarvam_mla seed_oss smollm3"
     " solar_open stablelm starcoder2 vaultgemma youtu"
 ).split()

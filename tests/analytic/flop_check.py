@@ -171,6 +171,7 @@ DEFAULT_SHRINK: dict[str, dict[str, Any]] = {
     "nanochat": {**SMALL, "num_hidden_layers": 2, "num_key_value_heads": 2},
     "apertus1p5_text": {**SMALL, "num_hidden_layers": 2, "num_key_value_heads": 2},
     # ERNIE-4.5 MoE spells its top-k moe_k (transformers maps num_experts_per_tok onto it)
+    "persimmon": {**SMALL, "num_hidden_layers": 2, "head_dim": None},  # LayerNorm q/k norms with biases
     "ernie4_5_moe": {**SMALL, "num_hidden_layers": 3, "num_key_value_heads": 2, "moe_num_experts": 4, "moe_k": 2},
 }
 

@@ -332,3 +332,20 @@ def test_mpt_and_biogpt():
     biogpt = {"model_type": "biogpt", "hidden_size": 1024, "intermediate_size": 4096, "num_hidden_layers": 24}
     biogpt |= {"num_attention_heads": 16, "vocab_size": 42384, "max_position_embeddings": 1024}
     assert spec_from_config(biogpt, "biogpt").param_count() == 346_763_264  # = transformers
+
+
+def test_persimmon_and_stablelm_qk_layernorms():
+    # Persimmon-8B (transformers' default): q/k LayerNorms over head_dim with a weight and a bias
+    # each, biases on qkv, dense and the ReLU² MLP, LayerNorms with biases, an untied lm_head
+    config = {"model_type": "persimmon", "hidden_size": 4096, "intermediate_size": 16384, "num_hidden_layers": 36}
+    config |= {"num_attention_heads": 64, "vocab_size": 262144, "hidden_act": "relu2", "tie_word_embeddings": False}
+    attention = 4096 * 12288 + 12288 + 4096 * 4096 + 4096 + 2 * 2 * 64
+    mlp = 2 * 4096 * 16384 + 16384 + 4096
+    total = 36 * (attention + mlp + 2 * 2 * 4096) + 2 * 262144 * 4096 + 2 * 4096
+    assert spec_from_config(config, "persimmon-8b").param_count() == total == 9_397_175_296  # = transformers
+    assert spec_from_config({**config, "qk_layernorm": False}, "x").param_count() == total - 36 * 256
+    # StableLM-2-12B's qk_layernorm: one bias-free LayerNorm per head, so weights over every head
+    stablelm = {"model_type": "stablelm", "hidden_size": 2560, "intermediate_size": 6912, "num_hidden_layers": 4}
+    stablelm |= {"num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 50304, "qk_layernorm": True}
+    plain = spec_from_config({**stablelm, "qk_layernorm": False}, "x").param_count()
+    assert spec_from_config(stablelm, "x").param_count() - plain == 4 * (32 * 80 + 8 * 80) == 535_488_000 - plain

@@ -125,7 +125,7 @@ FAMILIES: dict[str, dict[str, Any]] = {
     "gptj": {**LAYERNORM_GELU, "mlp_bias": True, "norms_per_layer": 1, "lm_head_bias": True},
     "codegen": {**LAYERNORM_GELU, "mlp_bias": True, "norms_per_layer": 1, "lm_head_bias": True},
     "bloom": {**LAYERNORM_GELU, **ALL_BIASES, "tied_embeddings": True, "embed_norm": True},
-    "stablelm": {"norm": "layer"},
+    "stablelm": {"norm": "layer"},  # StableLM-2-12B's qk_layernorm: one LayerNorm per head (layouts)
     "falcon": {**LAYERNORM_GELU, "tied_embeddings": True},
     "jamba": LLAMA,
     "nemotron_h": {"gated_mlp": False, "activation": "relu2", "norms_per_layer": 1},
@@ -193,6 +193,9 @@ FAMILIES: dict[str, dict[str, Any]] = {
             "ffn_config.moe_top_k": "num_experts_per_tok",
         },
     },
+    # Persimmon (Adept; Fuyu's language model): LayerNorms, a ReLU² MLP, biases on every projection,
+    # LayerNorm q/k norms per head with biases (qk_layernorm, layouts._qk_layernorm)
+    "persimmon": {**ALL_BIASES, "norm": "layer", "gated_mlp": False, "activation": "relu2", "qk_norm_bias": True},
     # MiniMax-01 / MiniMax-M1 (transformers' minimax): lightning-attention layers (linear attention
     # with a fixed decay, hf_mixers) between softmax GQA layers, Mixtral's experts
     "minimax": {"linear_kind": "lightning"},
@@ -286,7 +289,6 @@ REFUSED_TYPES = {
     "recurrent_gemma": "RG-LRU recurrent blocks (RecurrentGemma)",
     "jetmoe": "mixture-of-attention-heads layers (JetMoE)",
     "doge": "dynamic-mask attention with cross-domain MoE (Doge)",
-    "persimmon": "LayerNorm q/k norms with biases (Persimmon)",
     "xlstm": "xLSTM blocks",
     "rwkv": "RWKV time-mixing blocks",
     "blt": "byte-latent patching (BLT)",

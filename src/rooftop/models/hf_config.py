@@ -36,6 +36,7 @@ BIAS_FIELDS = ("attention_bias", "bias", "use_bias")
 FAMILY_FLAGS = (
     "qk_norm",
     "qk_norm_full",
+    "qk_norm_bias",
     "learned_positions",
     "lm_head_bias",
     "embed_norm",

@@ -400,6 +400,13 @@ def _mpt(config: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _qk_layernorm(config: dict[str, Any], fields: dict[str, Any], default: bool, per_head: bool) -> dict[str, Any]:
+    """``qk_layernorm``: Persimmon's (default on) q/k LayerNorms over head_dim; StableLM's (default off)
+    one LayerNorm per head, so weights over every head's channels (``StableLmLayerNormPerHead``)."""
+    on = bool(config.get("qk_layernorm", default))
+    return {"qk_norm": on, "qk_norm_full": on and per_head}
+
+
 LAYOUTS: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] = {
     "gemma4_text": _gemma4,
     "mimo_v2_flash": _mimo_v2,
@@ -411,4 +418,6 @@ LAYOUTS: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] =
     "opt": _opt,
     "biogpt": lambda config, fields: {"position_offset": 2},  # BioGPT's table: max_position_embeddings + 2
     "mpt": _mpt,
+    "persimmon": functools.partial(_qk_layernorm, default=True, per_head=False),
+    "stablelm": functools.partial(_qk_layernorm, default=False, per_head=True),
 }

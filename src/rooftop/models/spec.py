@@ -78,6 +78,7 @@ class ModelSpec:
     mlp_bias: bool = False
     qk_norm: bool = False
     qk_norm_full: bool = False  # OLMo-2/3: q/k norms over all heads (q_dim, kv_dim), not head_dim
+    qk_norm_bias: bool = False  # Persimmon: its q/k norms are LayerNorms with a bias
     norms_per_layer: int = 2
     learned_positions: bool = False
     position_offset: int = 0  # OPT, BioGPT: their learned table has max_positions + 2 rows
@@ -297,7 +298,8 @@ class ModelSpec:
         if self.o_bias:
             params += h
         if self.qk_norm and self.norm_affine:
-            params += a.q_dim + own * a.k_dim if self.qk_norm_full else (1 + own) * a.head_dim
+            norms = a.q_dim + own * a.k_dim if self.qk_norm_full else (1 + own) * a.head_dim
+            params += norms * (2 if self.qk_norm_bias else 1)
         return params + (a.heads if a.sinks else 0) + a.heads * (self.attn_gate_bias + (h if self.head_gate else 0))
 
     def mixer_params(self, layer: int) -> int:
