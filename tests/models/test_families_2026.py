@@ -349,3 +349,14 @@ def test_persimmon_and_stablelm_qk_layernorms():
     stablelm |= {"num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 50304, "qk_layernorm": True}
     plain = spec_from_config({**stablelm, "qk_layernorm": False}, "x").param_count()
     assert spec_from_config(stablelm, "x").param_count() - plain == 4 * (32 * 80 + 8 * 80) == 535_488_000 - plain
+
+
+def test_fuyu_counts_its_patch_projection():
+    # Fuyu-8B (transformers' FuyuConfig): Persimmon-8B as text_config, and instead of a vision encoder
+    # one biased projection of each 30 × 30 × 3 patch to the 4096-wide text stream
+    fuyu = {"model_type": "fuyu", "patch_size": 30, "num_channels": 3, "tie_word_embeddings": False}
+    fuyu["text_config"] = {"model_type": "persimmon", "hidden_size": 4096, "intermediate_size": 16384}
+    fuyu["text_config"] |= {"num_hidden_layers": 36, "num_attention_heads": 64, "vocab_size": 262144}
+    spec = spec_from_config(fuyu, "fuyu-8b")
+    assert spec.vision_params == 2700 * 4096 + 4096
+    assert spec.param_count() == 9_408_238_592  # = transformers' FuyuForCausalLM

@@ -52,7 +52,7 @@ def _text_part(config: dict[str, Any], where: str) -> tuple[dict[str, Any], dict
     if why := refusal(config, top_type, wrapper=isinstance(config.get("text_config"), dict)):
         raise SpecError(f"{where}: {why}")
     vision = config.get("vision_config") if isinstance(config.get("vision_config"), dict) else None
-    if vision is None and top_type == "llama4":  # transformers builds the default tower
+    if vision is None and top_type in ("llama4", "fuyu"):  # the default tower; Fuyu's is one projection
         vision = {}
     text = config.get("text_config")
     if isinstance(text, dict) and "num_hidden_layers" not in config:

@@ -401,8 +401,11 @@ def _mpt(config: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
 
 
 def _qk_layernorm(config: dict[str, Any], fields: dict[str, Any], default: bool, per_head: bool) -> dict[str, Any]:
-    """``qk_layernorm``: Persimmon's (default on) q/k LayerNorms over head_dim; StableLM's (default off)
-    one LayerNorm per head, so weights over every head's channels (``StableLmLayerNormPerHead``)."""
+    """``qk_layernorm``: Persimmon's q/k LayerNorms (default on) or StableLM's (default off).
+
+    Persimmon's norm over head_dim; StableLM's is one LayerNorm per head, so weights over every
+    head's channels (``StableLmLayerNormPerHead``).
+    """
     on = bool(config.get("qk_layernorm", default))
     return {"qk_norm": on, "qk_norm_full": on and per_head}
 

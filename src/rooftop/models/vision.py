@@ -123,7 +123,14 @@ def _llama4(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str
     return embed + _int(v, "num_hidden_layers", where, 34) * layer + adapter + projector
 
 
+def _fuyu(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """Fuyu: no encoder; each image patch (patch_size² × num_channels values) is projected to the text width."""
+    patch, channels = _int(top, "patch_size", where, 30), _int(top, "num_channels", where, 3)
+    return _linear(patch * patch * channels, text_hidden)
+
+
 TOWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], int, str], int]] = {
+    "fuyu": _fuyu,
     "gemma3": _siglip,
     "gemma4": _gemma4,
     "llama4": _llama4,
