@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import csv
 import gzip
+import importlib
 import io
 import json
 from dataclasses import dataclass, field
@@ -137,7 +138,26 @@ def _trace_doc(name: str) -> Any:
 
 @cache
 def _preset(name: str) -> Any:
+    if name in REAL_CONFIGS:  # a real config.json of tests/data/configs
+        return json.loads((REAL_CONFIGS[name] / "config.json").read_text())
+    if name in INLINE_CONFIGS:  # a published shape written in a test module (its licence unknown)
+        module, attr = INLINE_CONFIGS[name]
+        return copy.deepcopy(getattr(importlib.import_module(module), attr))
     return json.loads((PRESETS / f"{name}.json").read_text())
+
+
+# The families whose layouts read more than the common fields: their own layer lists, nested
+# sections, short convolutions, zero experts, per-kind head counts.
+REAL_CONFIGS = {
+    name: Path(__file__).resolve().parents[1] / "data" / "configs" / name for name in ("laguna", "mpt", "opt")
+}
+INLINE_CONFIGS = {
+    "lfm2": ("tests.models.test_lfm2", "LFM2_5_1_2B"),
+    "lfm2-moe": ("tests.models.test_lfm2", "LFM2_8B_A1B"),
+    "dbrx": ("tests.models.test_families_2026", "DBRX"),
+    "minimax-m1": ("tests.models.test_families_2026", "MINIMAX_M1"),
+    "longcat-flash": ("tests.models.test_families_2026", "LONGCAT_FLASH"),
+}
 
 
 @cache
@@ -181,7 +201,8 @@ def _catalog_devices() -> list[dict[str, Any]]:
 # -- surfaces -----------------------------------------------------------------------------------------
 @st.composite
 def config_case(draw: Any) -> Case:
-    name = draw(st.sampled_from(["gpt2", "llama-3.2-1b", "deepseek-v3", "gemma-2-9b", "llama-3.1-8b"]))
+    presets = ["gpt2", "llama-3.2-1b", "deepseek-v3", "gemma-2-9b", "llama-3.1-8b"]
+    name = draw(st.sampled_from([*presets, *REAL_CONFIGS, *INLINE_CONFIGS]))
     doc = draw(json_mutation(_preset(name)))
     phase = draw(st.sampled_from(["decode", "prefill"]))
     args = ["analyze", "--model", "{dir}/config.json", "--phase", phase, "-b", "1,8", "-c", "128", "-p", "128"]

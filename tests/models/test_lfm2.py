@@ -180,3 +180,22 @@ def test_bad_lfm2_fields_are_one_line_errors(change, message):
     config = {k: v for k, v in {**LFM2_5_1_2B, **change}.items() if v is not None}
     with pytest.raises(SpecError, match=message):
         spec_from_config(config, "x")
+
+
+def test_a_layer_type_that_is_not_a_string_is_refused_in_one_line():
+    # the config fuzz found it: a list inside layer_types raised TypeError (unhashable) before
+    bad = [["conv"], *LFM2_5_1_2B["layer_types"][1:]]
+    with pytest.raises(SpecError, match="must list 16 of conv"):
+        spec_from_config({**LFM2_5_1_2B, "layer_types": bad}, "x")
+    llama = {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 2}
+    llama |= {"intermediate_size": 8, "vocab_size": 10, "layer_types": [{"a": 1}, "full_attention"]}
+    with pytest.raises(SpecError, match="names layer type"):
+        spec_from_config(llama, "x")
+
+
+def test_nan_in_a_field_read_under_another_name_is_refused():
+    # the config fuzz found it: MPT's n_heads (an alias of num_attention_heads) = NaN passed the
+    # schema, which did not list the alias, and int() raised ValueError; now both refuse it
+    mpt = {"model_type": "mpt", "d_model": 64, "n_heads": float("nan"), "n_layers": 2, "vocab_size": 10}
+    with pytest.raises(SpecError, match="n_heads = nan: not a finite number"):
+        spec_from_config(mpt, "x")

@@ -30,12 +30,14 @@ COUNTS: dict[str, tuple[int, int]] = {
     "num_hidden_layers": (1, MAX_LAYERS),
     "n_layer": (1, MAX_LAYERS),
     "num_layers": (1, MAX_LAYERS),
+    "n_layers": (1, MAX_LAYERS),  # MPT, DBRX
     "hidden_size": (1, MAX_WIDTH),
     "n_embd": (1, MAX_WIDTH),
     "n_embed": (1, MAX_WIDTH),
     "d_model": (1, MAX_WIDTH),
     "num_attention_heads": (1, MAX_HEADS),
     "n_head": (1, MAX_HEADS),
+    "n_heads": (1, MAX_HEADS),  # MPT, DBRX
     "num_key_value_heads": (1, MAX_HEADS),
     "num_kv_heads": (1, MAX_HEADS),  # Falcon
     "head_dim": (0, MAX_WIDTH),  # 0: hidden / heads
@@ -44,11 +46,14 @@ COUNTS: dict[str, tuple[int, int]] = {
     "n_inner": (0, MAX_WIDTH),
     "ffn_dim": (0, MAX_WIDTH),
     "ffn_hidden_size": (0, MAX_WIDTH),
+    "expert_ffn_hidden_size": (0, MAX_WIDTH),  # LongCat-Flash
+    "word_embed_proj_dim": (1, MAX_WIDTH),  # OPT
     "intermediate_size_mlp": (0, MAX_WIDTH),  # Llama-4
     "vocab_size": (1, MAX_VOCAB),
     "max_position_embeddings": (0, MAX_POSITIONS),
     "n_positions": (0, MAX_POSITIONS),
     "n_ctx": (0, MAX_POSITIONS),
+    "max_seq_len": (0, MAX_POSITIONS),  # MPT, DBRX
     # mixture of experts
     "num_local_experts": (0, MAX_EXPERTS),
     "n_routed_experts": (0, MAX_EXPERTS),
@@ -59,6 +64,7 @@ COUNTS: dict[str, tuple[int, int]] = {
     "num_shared_experts": (0, MAX_EXPERTS),
     "moe_num_shared_experts": (0, MAX_EXPERTS),  # Aria
     "num_dense_layers": (0, MAX_LAYERS),  # AFMoE
+    "zero_expert_num": (0, MAX_EXPERTS),  # LongCat-Flash
     "shared_expert_intermediate_size": (0, MAX_WIDTH),
     "shared_intermediate_size": (0, MAX_WIDTH),
     "moe_shared_expert_intermediate_size": (0, MAX_WIDTH),

@@ -8,6 +8,7 @@ entries are all equal as that integer and refuses one that varies, naming the fi
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from rooftop.errors import SpecError
@@ -52,12 +53,17 @@ def _uniform(value: Any, key: str) -> Any:
     return value[0]
 
 
+def _integral(value: int | float) -> bool:
+    """A whole number (an int, or a finite float without a fraction: NaN and inf are not)."""
+    return isinstance(value, int) or (math.isfinite(value) and value == int(value))
+
+
 def int_field(config: dict[str, Any], key: str, where: str, default: int | None = None) -> int:
     """An integer field (or a per-layer list of one integer); a missing one without default raises."""
     value = _uniform(get_field(config, key, default), key)
     if value is None:
         raise SpecError(f"{where}: missing field {key!r}")
-    if isinstance(value, bool) or not isinstance(value, int | float) or int(value) != value:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not _integral(value):
         raise SpecError(f"{where}: field {key!r} must be an integer, got {value!r}")
     return int(value)
 
@@ -67,6 +73,6 @@ def count_field(config: dict[str, Any], key: str, default: int, minimum: int = 0
     value = _uniform(get_field(config, key), key)
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, int | float) or int(value) != value or value < minimum:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not _integral(value) or value < minimum:
         raise SpecError(f"field {key!r} must be an integer ≥ {minimum}, got {value!r}")
     return int(value)

@@ -112,7 +112,7 @@ def _attention_kinds(config: dict[str, Any], model_type: str, layers: int) -> li
 
 def _known_types(names: list[Any], layers: int) -> list[str]:
     """``layer_types`` when it lists one known type per layer; an unknown type is refused by name."""
-    if unknown := sorted({str(n)[:40] for n in names if n not in TYPE_NAMES}):
+    if unknown := sorted({str(n)[:40] for n in names if not isinstance(n, str) or n not in TYPE_NAMES}):
         raise SpecError(
             f"field 'layer_types' names layer type {unknown[0]!r}, which rooftop does not model"
             f" (it models {', '.join(TYPE_NAMES)})"
@@ -150,7 +150,7 @@ def _mamba_layer_types(config: dict[str, Any], model_type: str, layers: int) -> 
     if isinstance(config.get("layer_types"), list):
         names = {"mamba": "mamba", "linear_attention": "mamba", "attention": "full", "full_attention": "full"}
         types = config["layer_types"]
-        if len(types) != layers or any(t not in names for t in types):
+        if len(types) != layers or any(not isinstance(t, str) or t not in names for t in types):
             raise SpecError(f"field 'layer_types' must list {layers} of mamba, attention")
         return [names[t] for t in types]
     attention = config.get("attn_layer_indices") or []
@@ -182,7 +182,7 @@ def _short_conv_kinds(config: dict[str, Any], model_type: str, layers: int) -> l
     names = {"conv": "conv", "full_attention": "full", "sliding_attention": "sliding"}
     if isinstance(config.get("layer_types"), list):
         types = config["layer_types"]
-        if len(types) != layers or any(t not in names for t in types):
+        if len(types) != layers or any(not isinstance(t, str) or t not in names for t in types):
             raise SpecError(f"field 'layer_types' must list {layers} of {', '.join(names)}")
         return [names[t] for t in types]
     if model_type == "lfm3":
