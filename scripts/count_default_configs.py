@@ -27,7 +27,7 @@ COUNTED = (
     " gpt_oss gptj granite granitemoe granitemoehybrid granitemoeshared helium hy_v3 internlm3 iquestcoder"
     " jais2 jamba kimi_linear laguna lfm2 lfm3 llama llama4_text minicpm3 minimax minimax_m2 ministral3"
     " mistral mixtral mpt nanochat nemotron_h olmo olmo2 olmo3 olmo_hybrid olmoe opt persimmon phi phi3 phimoe qwen2"
-    " qwen2_moe qwen3 qwen3_5_moe_text qwen3_5_text qwen3_moe qwen3_next sarvam_mla seed_oss smollm3"
+    " qwen2_moe qwen3 qwen3_5_moe_text qwen3_5_text qwen3_moe qwen3_next recurrent_gemma sarvam_mla seed_oss smollm3"
     " solar_open stablelm starcoder2 vaultgemma youtu"
 ).split()
 ENCODER = "token-type embeddings \\(a BERT-style encoder\\)"

@@ -14,6 +14,7 @@ import pytest
 from rooftop.core.points import Phase
 from tests.analytic.flop_check import (
     DEFAULT_SHRINK,
+    MATMUL_OPS,
     SMALL,
     rooftop_matmul_flops,
     shrunk_config,
@@ -199,3 +200,23 @@ def test_minimax_lightning_attention():
     prefill, decode = torch_matmul_flops(config, BATCH, PROMPT)
     assert rooftop_matmul_flops(config, Phase.DECODE, BATCH, PROMPT, context=PROMPT) == decode
     assert prefill - rooftop_matmul_flops(config, Phase.PREFILL, BATCH, PROMPT) == 3 * 4 * 2 * 2 * 1024
+
+
+def test_recurrent_gemma_prefill():
+    # RecurrentGemma shrunk to 3 layers (recurrent, recurrent, attention): its gates are baddbmm's
+    # over the blocks, as rooftop's k = block GEMM; its cache lives in the modules (transformers
+    # returns none to decode from), so the prefill is compared
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    config = {**SMALL, "model_type": "recurrent_gemma", "num_hidden_layers": 3, "num_key_value_heads": 1}
+    config |= {"lru_width": 64, "attention_window_size": 64, "head_dim": 16, "pad_token_id": 0}
+    hf = AutoConfig.for_model("recurrent_gemma", **{k: v for k, v in config.items() if k != "model_type"})
+    torch.manual_seed(0)
+    model = AutoModelForCausalLM.from_config(hf, attn_implementation="eager").eval()
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        model(input_ids=torch.randint(0, 128, (BATCH, PROMPT)), logits_to_keep=1)
+    counts = counter.get_flop_counts()["Global"]
+    prefill = float(sum(v for k, v in counts.items() if str(k).split(".")[-1] in MATMUL_OPS))
+    assert rooftop_matmul_flops(config, Phase.PREFILL, BATCH, PROMPT) == prefill

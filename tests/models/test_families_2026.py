@@ -360,3 +360,25 @@ def test_fuyu_counts_its_patch_projection():
     spec = spec_from_config(fuyu, "fuyu-8b")
     assert spec.vision_params == 2700 * 4096 + 4096
     assert spec.param_count() == 9_408_238_592  # = transformers' FuyuForCausalLM
+
+
+def test_recurrent_gemma_rg_lru_blocks():
+    # RecurrentGemma-2B (transformers' default): 26 layers cycling recurrent, recurrent, attention;
+    # a recurrent block: x and y projections and the projection back (biased), a 4-tap depthwise
+    # convolution with bias, the RG-LRU's two block-diagonal gates (10 blocks of 256) with biases
+    # and its recurrence parameter; attention layers with an o_proj bias and a 2048-token window (the
+    # default has 10 KV heads, the checkpoint 1); a gated GELU MLP 7680 // 2 wide with biases; tied
+    # embeddings
+    config = {"model_type": "recurrent_gemma", "hidden_size": 2560, "intermediate_size": 7680}
+    config |= {"num_hidden_layers": 26, "num_attention_heads": 10, "num_key_value_heads": 10, "vocab_size": 256000}
+    config |= {"lru_width": 2560, "conv1d_width": 4, "attention_window_size": 2048, "attention_bias": False}
+    spec = spec_from_config(config, "recurrentgemma-2b")
+    assert spec.mixers.count("rglru") == 18 and spec.mixers.count("sliding") == 8 and spec.window == 2048
+    w = 2560
+    recurrent = 3 * 2560 * w + 2 * w + 2560 + 4 * w + w + 2 * (10 * 256 * 256 + w) + w
+    attention = 4 * 2560 * 2560 + 2560
+    mlp = 3 * 2560 * 3840 + 2 * 3840 + 2560
+    total = 18 * recurrent + 8 * attention + 26 * (mlp + 2 * 2560) + 256000 * 2560 + 2560
+    assert spec.param_count() == total == 2_010_263_040  # = transformers
+    # per sequence: one state value and 3 conv inputs per channel in each recurrent layer
+    assert spec.state_elements_per_sequence == 18 * 4 * 2560

@@ -50,7 +50,8 @@ def decompose(spec: ModelSpec, w: Workload) -> list[Op]:
         if heads % w.tp:
             raise WorkloadError(f"tp={w.tp} does not divide {spec.name}'s {heads} attention heads")
     step = _Step(spec, w)
-    mixers = [*step.attention(), *hybrid.linear_attention(step), *hybrid.state_space(step), *hybrid.short_conv(step)]
+    recurrent = (hybrid.linear_attention, hybrid.state_space, hybrid.short_conv, hybrid.rg_lru)
+    mixers = [*step.attention(), *(op for ops in recurrent for op in ops(step))]
     ops = [*step.embedding(), *mixers, *step.feed_forward(), *step.per_layer_inputs(), *step.head()]
     return [op for op in ops if op.count > 0]
 

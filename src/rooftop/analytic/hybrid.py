@@ -1,4 +1,4 @@
-"""Operators of the recurrent token mixers of hybrid models: gated DeltaNet, KDA, Mamba and short-conv layers.
+"""Operators of the recurrent token mixers of hybrid models: gated DeltaNet, KDA, Mamba, short-conv, RG-LRU.
 
 Per layer and GPU, tensor parallelism splits heads (and so ``d_inner``, the value heads and the
 state; a short convolution's channels) across ``tp`` GPUs, like attention heads. The 4-tap causal
@@ -131,4 +131,36 @@ def short_conv(step: Step) -> list[Any]:
         step.gemm("conv_in_proj", s.hidden, 3 * channels, n),
         step.op("short_conv", OpKind.RECURRENT_STATE, n, "attention", **conv),
         step.gemm("conv_out_proj", channels, s.hidden, n),
+    ]
+
+
+def rg_lru(step: Step) -> list[Any]:
+    """RecurrentGemma's recurrent blocks: x and y projections, the gates, the scan, the projection back.
+
+    The gates are block-diagonal matmuls (heads blocks of width / heads: a GEMM of k = block, both
+    gates' 2 × width outputs). The convolution and the RG-LRU recurrence are vector work on a
+    state of one value per channel plus the convolution's window, read and written once per step:
+    ~(2 · taps + 8) FLOPs per channel and token (taps, decay, gating, GELU(y) times the result).
+    """
+    s = step.spec
+    n, r = s.count_mixers("rglru"), s.rglru
+    if not n or r is None:
+        return []
+    width = math.ceil(r.width / step.tp)
+    scan = {
+        "tokens": step.tokens,
+        "batch": step.workload.batch,
+        "flops_per_token": (2.0 * r.conv_kernel + 8.0) * width,
+        "state_elements": r.state_elements / step.tp,
+        "state_bytes": step.act,
+        "in_width": 2.0 * width,
+        "out_width": float(width),
+        "act_bytes": step.act,
+        "unit": "vector",
+    }
+    return [
+        step.gemm("rglru_in_proj", s.hidden, 2 * width, n),
+        step.gemm("rglru_gates", r.block, 2 * width, n),
+        step.op("rglru_scan", OpKind.RECURRENT_STATE, n, "attention", **scan),
+        step.gemm("rglru_out_proj", width, s.hidden, n),
     ]

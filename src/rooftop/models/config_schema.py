@@ -83,7 +83,10 @@ COUNTS: dict[str, tuple[int, int]] = {
     "linear_num_heads": (0, MAX_HEADS),  # Kimi Delta Attention
     "linear_head_dim": (0, MAX_WIDTH),
     "short_conv_kernel_size": (0, MAX_WIDTH),
-    "conv_L_cache": (1, MAX_WIDTH),  # LFM2's short convolution: taps per channel
+    "conv_L_cache": (1, MAX_WIDTH),
+    "conv1d_width": (1, MAX_WIDTH),  # RecurrentGemma's RG-LRU blocks
+    "lru_width": (1, MAX_WIDTH),
+    "attention_window_size": (1, MAX_POSITIONS),  # LFM2's short convolution: taps per channel
     "block_ff_dim": (0, MAX_WIDTH),  # LFM2: intermediate_size's other name
     "block_multiple_of": (1, MAX_WIDTH),
     "layer_group_size": (1, MAX_LAYERS),

@@ -196,6 +196,15 @@ FAMILIES: dict[str, dict[str, Any]] = {
     # Persimmon (Adept; Fuyu's language model): LayerNorms, a ReLU² MLP, biases on every projection,
     # LayerNorm q/k norms per head with biases (qk_layernorm, layouts._qk_layernorm)
     "persimmon": {**ALL_BIASES, "norm": "layer", "gated_mlp": False, "activation": "relu2", "qk_norm_bias": True},
+    # RecurrentGemma (Griffin): RG-LRU recurrent blocks between windowed MQA layers (layouts), a
+    # gated GELU MLP with biases, an o_proj bias, tied embeddings; attention_window_size is its window
+    "recurrent_gemma": {
+        "o_bias": True,
+        "mlp_bias": True,
+        "tied_embeddings": True,
+        "activation": "gelu",
+        "fields": {"attention_window_size": 2048},
+    },
     # MiniMax-01 / MiniMax-M1 (transformers' minimax): lightning-attention layers (linear attention
     # with a fixed decay, hf_mixers) between softmax GQA layers, Mixtral's experts
     "minimax": {"linear_kind": "lightning"},
@@ -286,7 +295,6 @@ AUTO_CONFIG_FAMILIES = {
 # model_types whose structure rooftop does not model, with the feature that is missing.
 REFUSED_TYPES = {
     "mllama": "cross-attention image layers (Llama 3.2 Vision)",
-    "recurrent_gemma": "RG-LRU recurrent blocks (RecurrentGemma)",
     "jetmoe": "mixture-of-attention-heads layers (JetMoE)",
     "doge": "dynamic-mask attention with cross-domain MoE (Doge)",
     "xlstm": "xLSTM blocks",

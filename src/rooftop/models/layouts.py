@@ -26,7 +26,7 @@ from typing import Any
 
 from rooftop.errors import SpecError
 from rooftop.models.fields import count_field, get_field
-from rooftop.models.mixers import AttentionShape, ShortConv
+from rooftop.models.mixers import RGLRU, AttentionShape, ShortConv
 from rooftop.models.spec import DENSE_MOE
 
 # Families that write Mamba layers as "mamba" or "linear_attention" in layer_types (not gated DeltaNet).
@@ -45,6 +45,8 @@ def layer_kinds(config: dict[str, Any], model_type: str, layers: int) -> tuple[l
         return ["full+mamba"] * layers, None
     if model_type in MAMBA_LAYER_TYPES:
         return _mamba_layer_types(config, model_type, layers), None
+    if model_type == "recurrent_gemma":
+        return _griffin_kinds(config, layers), None
     if model_type == "minimax" and not isinstance(config.get("layer_types"), list):
         return _minimax_kinds(config, layers), None
     if model_type in SHORT_CONV_FAMILIES:
@@ -157,6 +159,14 @@ def _mamba_layer_types(config: dict[str, Any], model_type: str, layers: int) -> 
     if not isinstance(attention, list) or not all(isinstance(i, int) for i in attention):
         raise SpecError(f"field 'attn_layer_indices' must be a list of layer indices, got {attention!r}")
     return ["full" if i in attention else "mamba" for i in range(layers)]
+
+
+def _griffin_kinds(config: dict[str, Any], layers: int) -> list[str]:
+    """RecurrentGemma's ``block_types`` (recurrent | attention) repeated over the layers (default r, r, a)."""
+    blocks = config.get("block_types", ["recurrent", "recurrent", "attention"])
+    if not isinstance(blocks, list) or not blocks or any(b not in ("recurrent", "attention") for b in blocks):
+        raise SpecError("field 'block_types' must list recurrent and attention blocks")
+    return ["rglru" if blocks[i % len(blocks)] == "recurrent" else "sliding" for i in range(layers)]
 
 
 def _minimax_kinds(config: dict[str, Any], layers: int) -> list[str]:
@@ -410,6 +420,20 @@ def _qk_layernorm(config: dict[str, Any], fields: dict[str, Any], default: bool,
     return {"qk_norm": on, "qk_norm_full": on and per_head}
 
 
+def _recurrent_gemma(config: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """RecurrentGemma: the RG-LRU blocks' shape, the MLP's half width (intermediate_size // 2).
+
+    Its MLP is gated with biases, ``intermediate_size // 2`` wide (``RecurrentGemmaMlp``); its
+    attention layers are windowed (``attention_window_size``), with an o_proj bias only.
+    """
+    width = count_field(config, "lru_width", fields["hidden"], minimum=1)
+    rglru = RGLRU(width, fields["heads"], count_field(config, "conv1d_width", 4, minimum=1))
+    out: dict[str, Any] = {"ffn": fields["ffn"] // 2}
+    if "rglru" in fields.get("mixers", ()):
+        out["rglru"] = rglru
+    return out
+
+
 LAYOUTS: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] = {
     "gemma4_text": _gemma4,
     "mimo_v2_flash": _mimo_v2,
@@ -421,6 +445,7 @@ LAYOUTS: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] =
     "opt": _opt,
     "biogpt": lambda config, fields: {"position_offset": 2},  # BioGPT's table: max_position_embeddings + 2
     "mpt": _mpt,
+    "recurrent_gemma": _recurrent_gemma,
     "persimmon": functools.partial(_qk_layernorm, default=True, per_head=False),
     "stablelm": functools.partial(_qk_layernorm, default=False, per_head=True),
 }

@@ -258,6 +258,41 @@ class ShortConv:
 
 
 @dataclass(frozen=True)
+class RGLRU:
+    """RecurrentGemma's (Griffin's) recurrent block (``RecurrentGemmaRecurrentBlock``).
+
+    Two projections from the hidden state to ``width`` channels (x and the gate branch y), a causal
+    depthwise convolution of ``conv_kernel`` taps on x, the RG-LRU (input and recurrence gates,
+    each block-diagonal over ``heads`` blocks, then a decayed state per channel), y's GELU times
+    it, and a projection back; every projection and the convolution have biases.
+    """
+
+    width: int
+    heads: int
+    conv_kernel: int = 4
+
+    @property
+    def block(self) -> int:
+        """Channels per gate block."""
+        return self.width // self.heads
+
+    def params(self, hidden: int) -> int:
+        """linear_x, linear_y, linear_out; the convolution; the two gates and the recurrence parameter."""
+        w = self.width
+        gates = 2 * (self.heads * self.block * self.block + w)
+        return 2 * (hidden * w + w) + w * hidden + hidden + w * self.conv_kernel + w + gates + w
+
+    @property
+    def state_elements(self) -> int:
+        """Per sequence and layer: the state (one value per channel) and the convolution window."""
+        return self.width + self.width * (self.conv_kernel - 1)
+
+    def gate_flops_per_token(self) -> float:
+        """Both block-diagonal gates: 2 × (2 · width · block)."""
+        return 2.0 * 2 * self.width * self.block
+
+
+@dataclass(frozen=True)
 class Indexer:
     """DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5), one per attention layer.
 

@@ -14,12 +14,21 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from rooftop.errors import SpecError
-from rooftop.models.mixers import MLA, AttentionShape, Indexer, KVGroup, LinearAttention, ShortConv, StateSpace
+from rooftop.models.mixers import (
+    MLA,
+    RGLRU,
+    AttentionShape,
+    Indexer,
+    KVGroup,
+    LinearAttention,
+    ShortConv,
+    StateSpace,
+)
 
 PARALLEL = "full+mamba"  # Falcon-H1: attention and a Mamba mixer side by side in every layer
 ATTENTION_MIXERS = ("full", "sliding", "chunked", PARALLEL)
 MAMBA_MIXERS = ("mamba", PARALLEL)
-MIXERS = (*ATTENTION_MIXERS, "linear", "mamba", "conv", "none")
+MIXERS = (*ATTENTION_MIXERS, "linear", "mamba", "conv", "rglru", "none")
 DENSE_MOE = "dense+moe"  # Gemma 4: a dense MLP and the routed experts side by side, outputs summed
 MOE_FFNS = ("moe", DENSE_MOE)
 FFNS = ("dense", "moe", DENSE_MOE, "none")
@@ -100,6 +109,7 @@ class ModelSpec:
     linear: LinearAttention | None = None
     ssm: StateSpace | None = None
     conv: ShortConv | None = None  # LFM2's "conv" layers
+    rglru: RGLRU | None = None  # RecurrentGemma's recurrent layers
     attention_shapes: tuple[tuple[str, AttentionShape], ...] = ()  # (mixer kind, its shape) where it has its own
     kv_shared_layers: int = 0  # the last N layers attend over an earlier layer's cache: no K/V projections
     kv_shared_ffn: int = 0  # MLP width of those layers (Gemma 4's use_double_wide_mlp); 0: ffn
@@ -141,6 +151,8 @@ class ModelSpec:
             raise SpecError(f"{self.name}: Mamba layers need their shape")
         if "conv" in self.mixers and not self.conv:
             raise SpecError(f"{self.name}: short-convolution layers need their shape")
+        if "rglru" in self.mixers and not (self.rglru and self.rglru.width % self.rglru.heads == 0):
+            raise SpecError(f"{self.name}: RG-LRU layers need a width divisible by their heads")
         if set(MOE_FFNS) & set(self.ffns) and not self.moe:
             raise SpecError(f"{self.name}: MoE layers need experts")
         if self.indexer and not (self.mla and self.mla.q_lora_rank):
@@ -168,7 +180,7 @@ class ModelSpec:
         return self.kv_heads * self.head_dim
 
     def mixer(self, layer: int) -> str:
-        """The token mixer of ``layer``: full | sliding | chunked | linear | mamba | full+mamba | conv | none."""
+        """The token mixer of ``layer``: one of MIXERS (full, sliding, chunked, linear, mamba, conv...)."""
         return self.mixers[layer] if self.mixers else "full"
 
     def attention(self, layer: int) -> AttentionShape:
@@ -272,6 +284,7 @@ class ModelSpec:
         """Recurrent-state elements one sequence holds (DeltaNet, Mamba, short-conv windows), constant in context."""
         linear = self.count_mixers("linear") * (self.linear.state_elements if self.linear else 0)
         conv = self.count_mixers("conv") * (self.conv.state_elements if self.conv else 0)
+        conv += self.count_mixers("rglru") * (self.rglru.state_elements if self.rglru else 0)
         return linear + conv + self.count_mixers(*MAMBA_MIXERS) * (self.ssm.state_elements if self.ssm else 0)
 
     # ---- parameters ----------------------------------------------------------------------
@@ -309,6 +322,8 @@ class ModelSpec:
             return self.linear.params(self.hidden)
         if kind == "conv" and self.conv:
             return self.conv.params()
+        if kind == "rglru" and self.rglru:
+            return self.rglru.params(self.hidden)
         mamba = self.ssm.params(self.hidden) if kind in MAMBA_MIXERS and self.ssm else 0
         return mamba + (self.attention_params(layer) if kind in ATTENTION_MIXERS else 0)
 
