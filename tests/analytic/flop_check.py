@@ -172,6 +172,13 @@ DEFAULT_SHRINK: dict[str, dict[str, Any]] = {
     "apertus1p5_text": {**SMALL, "num_hidden_layers": 2, "num_key_value_heads": 2},
     # ERNIE-4.5 MoE spells its top-k moe_k (transformers maps num_experts_per_tok onto it)
     "persimmon": {**SMALL, "num_hidden_layers": 2, "head_dim": None},  # LayerNorm q/k norms with biases
+    # transformers 5.24's Llama-style rows with q/k norms, sinks or four norms a layer
+    "flint": {**SMALL, **WINDOWED, "num_hidden_layers": 4, "num_key_value_heads": 2},
+    "granite_swa": {**SMALL, **WINDOWED, "num_hidden_layers": 4, "num_key_value_heads": 2},
+    "hyperclovax": {**SMALL, "num_hidden_layers": 2, "num_key_value_heads": 2},
+    "mellum": {**SMALL, **MOE_SMALL, "num_hidden_layers": 2, "num_key_value_heads": 2, "num_experts": 4},
+    "sarvam_moe": {**SMALL, **MOE_SMALL, "num_hidden_layers": 3, "num_key_value_heads": 2, "n_routed_experts": 4},
+    "kolibri1": {**SMALL, **MOE_SMALL, **WINDOWED, "num_hidden_layers": 4, "num_key_value_heads": 2, "num_experts": 4},
     "ernie4_5_moe": {**SMALL, "num_hidden_layers": 3, "num_key_value_heads": 2, "moe_num_experts": 4, "moe_k": 2},
 }
 

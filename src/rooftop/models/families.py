@@ -137,6 +137,18 @@ FAMILIES: dict[str, dict[str, Any]] = {
     "olmoe": {"qk_norm": True, "qk_norm_full": True},
     "cohere": {"norm": "layer", "norm_bias": False, "norms_per_layer": 1, "tied_embeddings": True},
     "cohere2": {"norm": "layer", "norm_bias": False, "norms_per_layer": 1, "tied_embeddings": True},
+    "cohere2_moe": {"norm": "layer", "norm_bias": False, "norms_per_layer": 1, "tied_embeddings": True},
+    # transformers 5.24's other 2026 rows, each a Llama-style layout plus what its modeling file adds
+    # (read as Llama-style they were within 0.01 %; these make them exact): per-head q/k norms,
+    # sink logits, and norms after the attention and the MLP (four a layer)
+    "mellum": {"qk_norm": True},
+    "sarvam_moe": {"qk_norm": True},
+    "minimax_m3_vl_text": {"qk_norm": True},
+    "flint": {"qk_norm": True, "attn_sinks": True},
+    "granite_swa": {"attn_sinks": True},
+    "granitemoe_swa": {"attn_sinks": True},
+    "hyperclovax": {"norms_per_layer": 4},
+    "kolibri1": {"qk_norm": True, "norms_per_layer": 4},
     "seed_oss": {"o_bias": False},
     # SmolLM3Config: tie_word_embeddings = True (SmolLM3-3B's config omits the key). Its NoPE layers
     # (no_rope_layers, no_rope_layer_interval) only skip the rotary embedding, which has no
