@@ -38,6 +38,22 @@ class Step(Protocol):
         """Any registered operator."""
 
 
+def _state_op(
+    step: Step,
+    name: str,
+    count: int,
+    flops_per_token: float,
+    state: float,
+    width_in: float,
+    width_out: float,
+    unit: str = "tensor",
+) -> Any:
+    """``count`` layers' recurrent operator: a per-sequence state read and written once per step."""
+    shapes = {"tokens": step.tokens, "batch": step.workload.batch, "flops_per_token": flops_per_token}
+    shapes |= {"state_elements": state, "state_bytes": step.act, "in_width": width_in, "out_width": width_out}
+    return step.op(name, OpKind.RECURRENT_STATE, count, "attention", **shapes, act_bytes=step.act, unit=unit)
+
+
 def linear_attention(step: Step) -> list[Any]:
     """Gated DeltaNet (or KDA) layers: input projections, the delta-rule recurrence, gated norm, out_proj.
 
@@ -49,22 +65,14 @@ def linear_attention(step: Step) -> list[Any]:
         return []
     tp = step.tp
     heads = math.ceil(la.v_heads / tp)
-    recurrence = {
-        "tokens": step.tokens,
-        "batch": step.workload.batch,
-        "flops_per_token": la.recurrence_flops_per_token() / tp,
-        "state_elements": la.state_elements / tp,
-        "state_bytes": step.act,
-        "in_width": la.conv_dim / tp,
-        "out_width": la.value_dim / tp,
-        "act_bytes": step.act,
-    }
-    name = la.kind  # gdn | kda
+    per_token, state = la.recurrence_flops_per_token() / tp, la.state_elements / tp
+    recurrence = _state_op(step, f"{la.kind}_recurrence", n, per_token, state, la.conv_dim / tp, la.value_dim / tp)
+    name = la.kind  # gdn | kda | lightning
     ups = [step.gemm(f"{name}_gate_up", la.gate_rank, math.ceil(la.gate_up_width / tp), n)] if la.gate_rank else []
     return [
         step.gemm(f"{name}_in_proj", s.hidden, math.ceil(la.in_width / tp), n),
         *ups,
-        step.op(f"{name}_recurrence", OpKind.RECURRENT_STATE, n, "attention", **recurrence),
+        recurrence,
         step.norm(f"{name}_norm", n, la.v_head_dim, step.tokens * heads),
         step.gemm(f"{name}_out_proj", math.ceil(la.value_dim / tp), s.hidden, n),
     ]
@@ -116,20 +124,10 @@ def short_conv(step: Step) -> list[Any]:
     if not n or sc is None:
         return []
     channels = math.ceil(sc.channels / step.tp)
-    conv = {
-        "tokens": step.tokens,
-        "batch": step.workload.batch,
-        "flops_per_token": sc.flops_per_token() / step.tp,
-        "state_elements": sc.state_elements / step.tp,
-        "state_bytes": step.act,
-        "in_width": 3.0 * channels,
-        "out_width": float(channels),
-        "act_bytes": step.act,
-        "unit": "vector",
-    }
+    per_token, state = sc.flops_per_token() / step.tp, sc.state_elements / step.tp
     return [
         step.gemm("conv_in_proj", s.hidden, 3 * channels, n),
-        step.op("short_conv", OpKind.RECURRENT_STATE, n, "attention", **conv),
+        _state_op(step, "short_conv", n, per_token, state, 3.0 * channels, channels, "vector"),
         step.gemm("conv_out_proj", channels, s.hidden, n),
     ]
 
@@ -147,20 +145,10 @@ def rg_lru(step: Step) -> list[Any]:
     if not n or r is None:
         return []
     width = math.ceil(r.width / step.tp)
-    scan = {
-        "tokens": step.tokens,
-        "batch": step.workload.batch,
-        "flops_per_token": (2.0 * r.conv_kernel + 8.0) * width,
-        "state_elements": r.state_elements / step.tp,
-        "state_bytes": step.act,
-        "in_width": 2.0 * width,
-        "out_width": float(width),
-        "act_bytes": step.act,
-        "unit": "vector",
-    }
+    per_token, state = (2.0 * r.conv_kernel + 8.0) * width, r.state_elements / step.tp
     return [
         step.gemm("rglru_in_proj", s.hidden, 2 * width, n),
         step.gemm("rglru_gates", r.block, 2 * width, n),
-        step.op("rglru_scan", OpKind.RECURRENT_STATE, n, "attention", **scan),
+        _state_op(step, "rglru_scan", n, per_token, state, 2.0 * width, width, "vector"),
         step.gemm("rglru_out_proj", width, s.hidden, n),
     ]
