@@ -21,7 +21,7 @@ from typing import Any
 
 TARGET = Path(__file__).resolve().parents[1] / "tests" / "data" / "default_configs.json"
 COUNTED = (
-    "afmoe apertus apertus1p5_text arcee aria_text axk1 bailing_hybrid bamba beam biogpt bloom codegen"
+    "afmoe apertus apertus1p5_text arcee aria_text axk1 bailing_hybrid bamba beam biogpt bitnet bloom codegen"
     " cohere cohere2 cohere2_moe cwm deepseek_v3 ernie4_5 ernie4_5_moe exaone exaone4 exaone_moe"
     " falcon falcon_h1 flex_olmo flint gemma gemma2 gemma3 gemma3_text gemma4 gemma4_text glm glm4"
     " glm4_moe_lite gpt-sw3 gpt2 gpt_bigcode gpt_neox gpt_oss gptj granite granite_swa granitemoe"

@@ -176,6 +176,7 @@ DEFAULT_SHRINK: dict[str, dict[str, Any]] = {
     "flint": {**SMALL, **WINDOWED, "num_hidden_layers": 4, "num_key_value_heads": 2},
     "granite_swa": {**SMALL, **WINDOWED, "num_hidden_layers": 4, "num_key_value_heads": 2},
     "hyperclovax": {**SMALL, "num_hidden_layers": 2, "num_key_value_heads": 2},
+    "bitnet": {**SMALL, "num_hidden_layers": 2, "num_key_value_heads": 2},
     "cohere2_moe": {**SMALL, **WINDOWED, "num_hidden_layers": 4, "num_key_value_heads": 2, "num_experts": 4},
     "mellum": {**SMALL, **MOE_SMALL, "num_hidden_layers": 2, "num_key_value_heads": 2, "num_experts": 4},
     "sarvam_moe": {**SMALL, **MOE_SMALL, "num_hidden_layers": 3, "num_key_value_heads": 2, "n_routed_experts": 4},

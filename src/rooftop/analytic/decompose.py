@@ -124,6 +124,8 @@ class _Step:
         ops = [self.gemm(f"{prefix}gate_proj", s.hidden, local, count, tok, group)] if s.gated_mlp else []
         ops.append(self.gemm(f"{prefix}up_proj", s.hidden, local, count, tok, group))
         ops.append(self.activation(f"{prefix}act", count, group, tok, local))
+        if s.mlp_norm:  # BitNet's ffn_sub_norm
+            ops.append(self.norm(f"{prefix}mlp_norm", count, local, tok))
         ops.append(self.gemm(f"{prefix}down_proj", local, s.hidden, count, tok, group))
         return ops
 

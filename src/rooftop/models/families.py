@@ -148,6 +148,9 @@ FAMILIES: dict[str, dict[str, Any]] = {
     "granite_swa": {"attn_sinks": True},
     "granitemoe_swa": {"attn_sinks": True},
     "hyperclovax": {"norms_per_layer": 4},
+    # BitNet b1.58: a norm on the attention output before o_proj (attn_sub_norm, a third norm a layer)
+    # and one over the MLP's intermediate width before down_proj (ffn_sub_norm); ReLU², untied
+    "bitnet": {"norms_per_layer": 3, "mlp_norm": True, "activation": "relu2"},
     "kolibri1": {"qk_norm": True, "norms_per_layer": 4},
     "seed_oss": {"o_bias": False},
     # SmolLM3Config: tie_word_embeddings = True (SmolLM3-3B's config omits the key). Its NoPE layers

@@ -37,6 +37,7 @@ FAMILY_FLAGS = (
     "qk_norm",
     "qk_norm_full",
     "qk_norm_bias",
+    "mlp_norm",
     "learned_positions",
     "lm_head_bias",
     "embed_norm",

@@ -81,6 +81,7 @@ class ModelSpec:
     norm_bias: bool = True  # LayerNorm bias (Cohere's LayerNorms have none)
     norm_affine: bool = True  # norms with a weight (OLMo-1's LayerNorms have none)
     gated_mlp: bool = True  # SwiGLU/GeGLU: gate, up, down; else up, down
+    mlp_norm: bool = False  # BitNet: a norm over the MLP's intermediate width before down_proj
     activation: str = "silu"
     qkv_bias: bool = False
     o_bias: bool = False
@@ -333,6 +334,7 @@ class ModelSpec:
         params = mats * self.hidden * width
         if self.mlp_bias if bias is None else bias:
             params += (mats - 1) * width + self.hidden
+        params += width if self.mlp_norm and self.norm_affine else 0
         return params + (2 if self.activation == "xielu" else 0)  # xIELU's learned alpha_p, alpha_n
 
     def ffn_params(self, layer: int, active: bool = False) -> int:
