@@ -409,13 +409,16 @@ class ModelSpec:
             "source": self.source,
         }
         if self.moe:
-            out["moe"] = {
+            moe: dict[str, object] = {
                 "experts": self.moe.experts,
                 "top_k": self.moe.top_k,
                 "expert_ffn": self.moe.expert_ffn,
                 "shared_experts": self.moe.shared_experts,
                 "dense_layers": list(self.moe.dense_layers),
             }
+            if self.moe.zero_experts:  # LongCat-Flash: what the router may pick beside the experts
+                moe |= {"zero_experts": self.moe.zero_experts, "active_k": self.moe.active_k}
+            out["moe"] = moe
         if self.mla:
             out["mla"] = {
                 "kv_lora_rank": self.mla.kv_lora_rank,
