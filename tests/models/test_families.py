@@ -3,7 +3,7 @@
 import pytest
 
 from rooftop.models.families import refusal
-from rooftop.models.layouts import layer_kinds
+from rooftop.models.layer_kinds import layer_kinds
 
 
 def test_sliding_window_patterns():

@@ -2,13 +2,14 @@
 
 ``FAMILIES`` holds what differs from a Llama-style decoder (norm, MLP, biases, q/k norms...) and,
 under ``fields``, defaults transformers applies to fields a config may omit; ``promote`` lifts
-fields a family nests (DBRX's ``attn_config.kv_n_heads``) to the names rooftop reads; ``dense_prefix`` is
-the number of leading dense layers transformers builds when a config has no ``mlp_layer_types``,
-whatever ``first_k_dense_replace`` says; ``drop_fields`` are fields transformers' class never
-reads (Hunyuan's per-layer ``moe_intermediate_size``); ``linear_kind`` "kda" makes its linear
-layers Kimi Delta Attention (``models/hf_mixers.py``). ``REFUSED_TYPES`` and the field tables name
-what rooftop does not model. The per-layer layouts are in ``models/layouts.py``. Data, not
-if-chains: a new family is a new row.
+fields a family nests (DBRX's ``attn_config.kv_n_heads``) to the names rooftop reads;
+``dense_prefix`` is the number of leading dense layers transformers builds when a config has no
+``mlp_layer_types``, whatever ``first_k_dense_replace`` says; ``drop_fields`` are fields
+transformers' class never reads (Hunyuan's per-layer ``moe_intermediate_size``); ``linear_kind``
+"kda" or "lightning" makes its linear layers Kimi Delta Attention or MiniMax's lightning attention
+(``models/hf_mixers.py``). ``REFUSED_TYPES`` and the field tables name what rooftop does not model.
+Which layer is which is read in ``models/layer_kinds.py``, the family layouts with shapes of their
+own in ``models/layouts.py``. Data, not if-chains: a new family is a new row.
 """
 
 from __future__ import annotations

@@ -23,7 +23,8 @@ from rooftop.models.fields import get_field as _get
 from rooftop.models.fields import int_field as _int
 from rooftop.models.hf_mixers import linear_attention, ssm
 from rooftop.models.hf_moe import mla, moe
-from rooftop.models.layouts import layer_kinds, layout_fields, nemotron_pattern
+from rooftop.models.layer_kinds import layer_kinds, nemotron_pattern
+from rooftop.models.layouts import layout_fields
 from rooftop.models.mixers import Indexer
 from rooftop.models.spec import ModelSpec
 from rooftop.models.vision import vision_params

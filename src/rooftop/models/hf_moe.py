@@ -14,7 +14,7 @@ from typing import Any
 from rooftop.errors import SpecError
 from rooftop.models.families import FAMILIES, LLAMA
 from rooftop.models.fields import count_field, get_field, int_field
-from rooftop.models.layouts import dense_mlp_layers
+from rooftop.models.layer_kinds import dense_mlp_layers
 from rooftop.models.mixers import MLA
 from rooftop.models.spec import MoE
 
