@@ -382,3 +382,11 @@ def test_recurrent_gemma_rg_lru_blocks():
     assert spec.param_count() == total == 2_010_263_040  # = transformers
     # per sequence: one state value and 3 conv inputs per channel in each recurrent layer
     assert spec.state_elements_per_sequence == 18 * 4 * 2560
+
+
+def test_laguna_head_counts_are_bounded():
+    raw = json.loads((CONFIGS / "laguna" / "config.json").read_text())
+    heads = [*raw["num_attention_heads_per_layer"]]
+    heads[0] = 10**12
+    with pytest.raises(SpecError, match="must list 40 head counts in 1..65536"):
+        spec_from_config({**raw, "num_attention_heads_per_layer": heads}, "x")

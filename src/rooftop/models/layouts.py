@@ -24,7 +24,8 @@ from rooftop.models.fields import count_field
 from rooftop.models.mixers import RGLRU, AttentionShape, ShortConv
 from rooftop.models.spec import DENSE_MOE
 
-MAX_MLP_WIDTH = 1 << 22  # config_schema's bound on intermediate_size
+MAX_MLP_WIDTH = 1 << 22  # config_schema's bounds: intermediate_size, heads
+MAX_HEADS = 1 << 16
 
 
 def layout_fields(config: dict[str, Any], model_type: str, fields: dict[str, Any]) -> dict[str, Any]:
@@ -136,8 +137,9 @@ def _laguna(config: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
     layers, mixers = fields["layers"], fields.get("mixers") or ("full",) * fields["layers"]
     given = config.get("num_attention_heads_per_layer")
     per_layer = given if isinstance(given, list) else [fields["heads"]] * layers
-    if len(per_layer) != layers or not all(isinstance(h, int) and not isinstance(h, bool) and h > 0 for h in per_layer):
-        raise SpecError(f"field 'num_attention_heads_per_layer' must list {layers} positive head counts")
+    counted = all(isinstance(h, int) and not isinstance(h, bool) and 0 < h <= MAX_HEADS for h in per_layer)
+    if len(per_layer) != layers or not counted:
+        raise SpecError(f"field 'num_attention_heads_per_layer' must list {layers} head counts in 1..{MAX_HEADS}")
     shapes = []
     for kind in dict.fromkeys(mixers):
         counts = sorted({h for h, m in zip(per_layer, mixers, strict=True) if m == kind})
