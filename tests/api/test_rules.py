@@ -53,11 +53,31 @@ def test_tiny_flops_per_token_by_hand(tiny_live: LiveModel) -> None:
 
 
 def _per_token(p: CostPoly, x: float, y: float, r: float, prefill: bool) -> float:
-    """What the PromQL of serving/promql.py computes: (c0 + cm (1 - r^x)) / x + c1 + c2 (L or C)."""
-    return (p.c0 + p.cm * (1 - r**x)) / x + p.c1 + p.c2 * (x if prefill else y)
+    """What the PromQL of serving/promql.py computes: (c0 + cm (1 - r^x)) / x + c1 + c2 (L or C) + windows."""
+    out = (p.c0 + p.cm * (1 - r**x)) / x + p.c1 + p.c2 * (x if prefill else y)
+    for w, c in p.windows:  # prefill: the window's pairs m(m+1)/2 + (L - m) W per token; decode min(C + 1, W)
+        m = min(x, w)
+        out += c * (m * (m + 1) / 2 + (x - m) * w) / x if prefill else c * min(y + 1, w)
+    return out
 
 
-@pytest.mark.parametrize(("model", "tp"), [("llama-3.1-8b", 1), ("mixtral-8x7b", 2), ("qwen3-30b-a3b", 1)])
+CONFIGS = Path(__file__).resolve().parents[1] / "data" / "configs"
+
+
+@pytest.mark.parametrize(
+    ("model", "tp"),
+    [
+        ("llama-3.1-8b", 1),
+        ("mixtral-8x7b", 2),
+        ("qwen3-30b-a3b", 1),
+        # windows: Mistral-7B's 4096 on every layer, Gemma-2's 4096 on half, gpt-oss's 128 on half
+        # (MoE), DeepSeek-V3.2's top-2048 keys (a window's pairs): refused as "not polynomial" before
+        ("mistral-7b", 1),
+        ("gemma-2-9b", 1),
+        (str(CONFIGS / "gpt-oss-20b"), 1),
+        ("deepseek-v3.2", 8),
+    ],
+)
 def test_rule_costs_equal_watch_per_token_costs(model: str, tp: int) -> None:
     live = live_model(model, "h100-sxm", "bf16", tp)
     assert live is not None
@@ -72,6 +92,20 @@ def test_rule_costs_equal_watch_per_token_costs(model: str, tp: int) -> None:
         for q, want in (("model_flops", dec.model_flops), ("useful_bytes", dec.useful_bytes), ("bytes", dec.bytes)):
             got = _per_token(costs.decode[q], batch, context, costs.moe_keep, False)
             assert got == pytest.approx(want, rel=1e-9), (q, batch, context)
+
+
+def test_window_terms_and_a_chunk_refused() -> None:
+    live = live_model(str(CONFIGS / "gpt-oss-20b"), "h100-sxm")
+    assert live is not None
+    costs = model_costs(live)
+    assert [w for w, _ in costs.decode["model_flops"].windows] == [128.0]
+    # 12 sliding layers, 64 heads of 64: score + value 2 x 2 x 64 x 64 FLOPs a pair = 16,384 x 12
+    assert costs.decode["model_flops"].windows[0][1] == 12 * 16384
+    # Llama-4's chunked layers have no term: refused in one line, not fitted wrong past the chunk
+    scout = live_model(str(CONFIGS / "llama-4-scout"), "h100-sxm")
+    assert scout is not None
+    with pytest.raises(RooftopError, match="not polynomial in the shapes"):
+        model_costs(scout)
 
 
 def test_mixtral_expert_term() -> None:

@@ -2,8 +2,11 @@
 
 The analytic engine prices a prefill sequence of L tokens and a decode step of B sequences at
 context C. Those prices are exact polynomials in L (and B, B·C) plus, for MoE models, the
-expected-distinct-experts term 1 − r^T; we fit the coefficients to the engine's own numbers at
-a handful of shapes, check the fit at other shapes (to 1e-9), and hand them to the PromQL
+expected-distinct-experts term 1 − r^T, and for each attention bound W (sliding windows, DSA's
+top-k) the window's pairs (prefill m(m+1)/2 + (L − m)·W with m = min(L, W); decode B·min(C + 1, W));
+we fit the coefficients to the engine's own numbers at a handful of shapes (and at shapes around
+each W), check the fit at other shapes (to 1e-9; around Llama-4's chunk too, which has no term of
+its own, so its rules are refused rather than wrong past the chunk), and hand them to the PromQL
 writer (serving/promql.py). Alerts carry the remedies of diagnose/remedies.py.
 """
 
@@ -49,12 +52,42 @@ def _moe_keep(live: LiveModel) -> float:
     return 1.0 - moe.active_k / moe.experts if moe and live.spec.moe_layers else 0.0
 
 
-def _basis(x: NDArray[np.float64], y: NDArray[np.float64], r: float, prefill: bool) -> NDArray[np.float64]:
-    """Prefill columns [1, L, L², 1−r^L]; decode [1, B, B·C, 1−r^B] (the last only for MoE)."""
+def _checked_bounds(live: LiveModel) -> tuple[float, ...]:
+    """Where the fit is checked on both sides: each window, and Llama-4's chunk (no basis column)."""
+    s = live.spec
+    return (*_windows(live), *((float(s.chunk),) if "chunked" in s.mixers and s.chunk else ()))
+
+
+def _windows(live: LiveModel) -> tuple[float, ...]:
+    """The attention bounds of the model: its sliding window, DSA's top-k (each a basis column)."""
+    s = live.spec
+    bounds = {float(s.window)} if "sliding" in s.mixers and s.window else set()
+    return tuple(sorted(bounds | ({float(s.indexer.topk)} if s.indexer else set())))
+
+
+def _window_pairs(x: NDArray[Any], y: NDArray[Any], bound: float, prefill: bool) -> NDArray[np.float64]:
+    """Query-key pairs of one bounded layer: prefill m(m+1)/2 + (L − m)·W (m = min(L, W)); decode B·min(C+1, W)."""
+    if prefill:
+        m = np.minimum(x, bound)
+        return np.asarray(m * (m + 1) / 2 + (x - m) * bound, dtype=np.float64)
+    return np.asarray(x * np.minimum(y + 1, bound), dtype=np.float64)
+
+
+def _basis(
+    x: NDArray[np.float64], y: NDArray[np.float64], r: float, prefill: bool, windows: tuple[float, ...] = ()
+) -> NDArray[np.float64]:
+    """Prefill columns [1, L, L², 1−r^L, window pairs…]; decode [1, B, B·C, 1−r^B, …] (1−r^T only for MoE)."""
     cols = [np.ones_like(x), x, x * x if prefill else x * y]
     if r:
         cols.append(1.0 - r**x)
+    cols += [_window_pairs(x, y, w, prefill) for w in windows]
     return np.stack(cols, axis=-1)
+
+
+def _around(base: NDArray[np.float64], windows: tuple[float, ...], steps: tuple[float, ...]) -> NDArray[np.float64]:
+    """``base`` and shapes on both sides of each bound (the columns part there)."""
+    extra = [max(w * s, 0.0) for w in windows for s in steps]
+    return np.unique(np.concatenate([base, np.round(extra)])).astype(np.float64)
 
 
 def _solve(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -66,23 +99,24 @@ def _solve(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64
 
 
 def _fit(live: LiveModel, phase: Phase, xs: NDArray[Any], ys: NDArray[Any]) -> dict[str, CostPoly]:
-    r, prefill = _moe_keep(live), phase is Phase.PREFILL
+    r, prefill, windows = _moe_keep(live), phase is Phase.PREFILL, _windows(live)
     x, y = (xs, np.zeros_like(xs)) if prefill else (v.ravel() for v in np.meshgrid(xs, ys, indexing="ij"))
     w = _workload(live, phase, x, y)
-    totals, basis = _totals(live, w), _basis(x, y, r, prefill)
+    totals, basis = _totals(live, w), _basis(x, y, r, prefill, windows)
     out = {}
     for q in QUANTITIES:
         c = [float(v) for v in _solve(basis, np.broadcast_to(totals[q], x.shape))]
-        out[q] = CostPoly(c[0], c[1], c[2], c[3] if r else 0.0)
+        cm, rest = (c[3], c[4:]) if r else (0.0, c[3:])
+        out[q] = CostPoly(c[0], c[1], c[2], cm, tuple(zip(windows, rest, strict=True)))
     return out
 
 
 def _snapped(poly: CostPoly) -> CostPoly:
     """Least-squares noise off: a coefficient within 1e-11 of the largest one of an integer is that integer."""
-    c = (poly.c0, poly.c1, poly.c2, poly.cm)
+    c = (poly.c0, poly.c1, poly.c2, poly.cm, *(coef for _, coef in poly.windows))
     size = max(max(map(abs, c)), 1.0)
-    a, b, d, m = (float(round(v)) if abs(round(v) - v) <= 1e-11 * size else v for v in c)
-    return CostPoly(a, b, d, m)
+    a, b, d, m, *ws = (float(round(v)) if abs(round(v) - v) <= 1e-11 * size else v for v in c)
+    return CostPoly(a, b, d, m, tuple(zip((w for w, _ in poly.windows), ws, strict=True)))
 
 
 def _workload(live: LiveModel, phase: Phase, x: NDArray[Any], y: NDArray[Any]) -> Workload:
@@ -94,6 +128,8 @@ def _workload(live: LiveModel, phase: Phase, x: NDArray[Any], y: NDArray[Any]) -
 def _value(p: CostPoly, x: NDArray[Any], y: NDArray[Any], r: float, prefill: bool) -> NDArray[np.float64]:
     third = x * x if prefill else x * y
     out: NDArray[np.float64] = p.c0 + p.c1 * x + p.c2 * third + (p.cm * (1.0 - r**x) if r else 0.0)
+    for bound, coef in p.windows:
+        out = out + coef * _window_pairs(x, y, bound, prefill)
     return out
 
 
@@ -114,7 +150,11 @@ def _check(live: LiveModel, phase: Phase, polys: dict[str, CostPoly], xs: NDArra
 
 def _checked(live: LiveModel, phase: Phase, raw: dict[str, CostPoly]) -> dict[str, CostPoly]:
     """The snapped coefficients when they still fit, else the raw ones (each checked off the fit)."""
-    xs, ys = (PREFILL_CHECK, PREFILL_CHECK) if phase is Phase.PREFILL else (BATCH_CHECK, CONTEXT_CHECK)
+    bounds = _checked_bounds(live)
+    if phase is Phase.PREFILL:
+        xs = ys = _around(PREFILL_CHECK, bounds, (0.5, 1.5, 3))
+    else:
+        xs, ys = BATCH_CHECK, _around(CONTEXT_CHECK, bounds, (0.5, 1.5, 3))
     snapped = {q: _snapped(p) for q, p in raw.items()}
     try:
         _check(live, phase, snapped, xs, ys)
@@ -126,8 +166,10 @@ def _checked(live: LiveModel, phase: Phase, raw: dict[str, CostPoly]) -> dict[st
 
 def model_costs(live: LiveModel) -> ModelCosts:
     """Cost polynomials of ``live`` (fitted, then checked at shapes outside the fit)."""
-    pre = _checked(live, Phase.PREFILL, _fit(live, Phase.PREFILL, PREFILL_FIT, PREFILL_FIT))
-    dec = _checked(live, Phase.DECODE, _fit(live, Phase.DECODE, BATCH_FIT, CONTEXT_FIT))
+    windows = _windows(live)
+    prefill = _around(PREFILL_FIT, windows, (0.25, 1, 2, 4))
+    pre = _checked(live, Phase.PREFILL, _fit(live, Phase.PREFILL, prefill, prefill))
+    dec = _checked(live, Phase.DECODE, _fit(live, Phase.DECODE, BATCH_FIT, _around(CONTEXT_FIT, windows, (1, 2, 4))))
     return ModelCosts(pre, dec, _moe_keep(live), live.roofs.peak(live.base.compute), live.roofs.bandwidth("hbm"))
 
 

@@ -13,7 +13,9 @@ would count a burst that starts and ends inside the window over the samples' spa
 The model's cost enters as polynomials fitted to the analytic engine (``CostPoly``): per
 prefill sequence of L prompt tokens ``c0 + c1·L + c2·L² + cm·(1 − r^L)``; per decode step of B
 sequences at context C ``d0 + dB·B + dBC·B·C + dm·(1 − r^B)`` (the r terms are MoE expert
-reads; zero for dense models). The shapes are watch's: L = round(mean prompt), C = round(mean
+reads; zero for dense models), plus one term per attention bound W (sliding windows, DSA's
+top-k): prefill ``cW·(m(m+1)/2 + (L − m)·W)`` with m = min(L, W), the query-key pairs of a window;
+decode ``dW·B·min(C + 1, W)``. The shapes are watch's: L = round(mean prompt), C = round(mean
 prompt + max(0, mean output − 2)/2), B = round(max(1, requests running)).
 """
 
@@ -35,12 +37,13 @@ LATENCIES = ("ttft_s", "itl_s", "tpot_s", "e2e_s", "queue_s")
 
 @dataclass(frozen=True)
 class CostPoly:
-    """Coefficients of one quantity: constant, linear, quadratic (or B·C) and MoE terms."""
+    """Coefficients of one quantity: constant, linear, quadratic (or B·C), MoE and window terms."""
 
     c0: float
     c1: float
     c2: float
     cm: float = 0.0
+    windows: tuple[tuple[float, float], ...] = ()  # (bound W, its coefficient)
 
 
 @dataclass(frozen=True)
@@ -225,10 +228,21 @@ def shape_rules(emap: EngineMap, scope: Scope) -> list[dict[str, Any]]:
 
 
 def _per_token(poly: CostPoly, x: str, y: str, r: float, prefill: bool) -> str:
-    """Cost per token: prefill (c0 + cm·(1−r^L))/L + c1 + c2·L; decode (d0 + dm·(1−r^B))/B + dB + dBC·C."""
+    """Cost per token: prefill (c0 + cm·(1−r^L))/L + c1 + c2·L; decode (d0 + dm·(1−r^B))/B + dB + dBC·C.
+
+    Each window W adds prefill cW·(m(m+1)/2 + (L − m)·W)/L with m = min(L, W), decode dW·min(C + 1, W).
+    """
     head = num(poly.c0) if not poly.cm else f"({num(poly.c0)} + {num(poly.cm)} * (1 - {num(r)} ^ {x}))"
     last = f"{num(poly.c2)} * {x if prefill else y}"
-    return f"{head} / {x} + {num(poly.c1)} + {last}"
+    windows = ""
+    for bound, coef in poly.windows:
+        w = num(bound)
+        if prefill:
+            m = f"clamp_max({x}, {w})"
+            windows += f" + {num(coef)} * ({m} * ({m} + 1) / 2 + ({x} - {m}) * {w}) / {x}"
+        else:
+            windows += f" + {num(coef)} * clamp_max({y} + 1, {w})"
+    return f"{head} / {x} + {num(poly.c1)} + {last}{windows}"
 
 
 def cost_rules(costs: ModelCosts, scope: Scope, replicated: bool = False) -> list[dict[str, Any]]:

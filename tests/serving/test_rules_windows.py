@@ -1,0 +1,101 @@
+"""`rooftop rules` for a model with sliding windows, evaluated by a real Prometheus, equal to watch.
+
+gpt-oss-20b's real config (tests/data/configs/gpt-oss-20b): every other layer attends over a
+128-token window. The stub plays a vLLM at one request per second of 1,000 prompt and 182
+generated tokens, so prefill length L = 1,000 and decode context C = 1,000 + 90 = 1,090, both past
+the window: the rules' window terms (clamp_max) carry the sliding layers' pairs. Before them the
+fit refused the model ("not polynomial in the shapes"). The recorded MFU and MBU must equal watch's
+accounting of the same window (the analytic engine itself) to 1e-9.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import data_path, run_cli
+from tests.serving.prom_proc import Prometheus, needs_prometheus, serve_metrics
+
+pytestmark = [pytest.mark.slow, needs_prometheus]
+
+REQ_PER_S, PROMPT, OUTPUT = 1.0, 1000.0, 182.0
+MODEL = str(data_path("configs", "gpt-oss-20b"))
+
+
+def exposition(elapsed_s: float) -> str:
+    t = 1000.0 + elapsed_s
+    lab = '{model_name="gpt-oss",engine="0"}'
+    return (
+        f"# TYPE vllm:prompt_tokens_total counter\nvllm:prompt_tokens_total{lab} {PROMPT * REQ_PER_S * t}\n"
+        f"# TYPE vllm:generation_tokens_total counter\nvllm:generation_tokens_total{lab} {OUTPUT * REQ_PER_S * t}\n"
+        f"# TYPE vllm:request_success_total counter\nvllm:request_success_total{lab} {REQ_PER_S * t}\n"
+        f"# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{lab} 4\n"
+        f"# TYPE vllm:num_requests_waiting gauge\nvllm:num_requests_waiting{lab} 0\n"
+        f"# TYPE vllm:kv_cache_usage_perc gauge\nvllm:kv_cache_usage_perc{lab} 0.25\n"
+    )
+
+
+@pytest.fixture
+def stub() -> Iterator[str]:
+    server = serve_metrics(exposition)
+    yield f"127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_windowed_model_records_match_watch(stub: str, tmp_path: Path) -> None:
+    from rooftop.api.live_model import live_model
+    from rooftop.api.window import analyse_window
+    from rooftop.serving.sources import prometheus_instant
+    from rooftop.serving.watch import Observation, observe, window
+
+    rules = tmp_path / "rooftop.yml"
+    args = ("rules", "-m", MODEL, "-H", "h100-sxm", "--selector", 'job="stub"', "--window", "10s", "--name", "oss")
+    proc = run_cli(*args, "-o", str(rules))
+    assert proc.returncode == 0, proc.stderr
+    assert "clamp_max(" in rules.read_text()  # the window terms
+    prom = Prometheus(tmp_path, {"stub": stub}, [rules])
+    try:
+        sel = 'model="oss",device="h100-sxm"'
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not prom.query(f'rooftop:mfu{{{sel},phase="decode"}}[5s]'):
+            time.sleep(1)
+        time.sleep(12)  # a full 10 s window of samples behind the evaluation compared
+        (series,) = prom.query(f'rooftop:mfu{{{sel},phase="decode"}}[5s]')
+        te = float(series["values"][-1][0])
+        (scrapes,) = prom.query('up{job="stub"}[40s]', te)
+        stamps = [float(t) for t, _ in scrapes["values"]]
+        live = live_model(MODEL, "h100-sxm")
+
+        def seen(at_s: float, stamp: float) -> Observation:
+            return replace(observe(prometheus_instant(prom.url, 'job="stub"', at_s=stamp), "stub", "vllm"), time_s=at_s)
+
+        # as in test_rules_prometheus: the last scrape at each end of the window, or the one before it
+        accounts = [
+            analyse_window(window(seen(te - 10.0, a), seen(te, b)), live)[0]["accounting"]
+            for a in [t for t in stamps if t <= te - 10.0][-2:]
+            for b in [t for t in stamps if t <= te][-2:]
+        ]
+        got = {
+            (name, phase): prom.value(f'{name}{{{sel},phase="{phase}"}}', te)
+            for name in ("rooftop:mfu", "rooftop:mbu")
+            for phase in ("prefill", "decode")
+        }
+        matched = [
+            acc
+            for acc in accounts
+            if all(
+                got["rooftop:mfu", p] == pytest.approx(acc["mfu"][p], rel=1e-9)
+                and got["rooftop:mbu", p] == pytest.approx(acc["mbu"][p], rel=1e-9)
+                for p in ("prefill", "decode")
+            )
+        ]
+        print(f"window ending {te}: rules {got}; watch {[(a['mfu'], a['mbu']) for a in accounts]}")
+        assert len(accounts) == 4 and matched
+        assert got["rooftop:mfu", "prefill"] > 0 and got["rooftop:mbu", "decode"] > 0
+    finally:
+        prom.stop()
