@@ -58,6 +58,9 @@ def _per_token(p: CostPoly, x: float, y: float, r: float, prefill: bool) -> floa
     for w, c in p.windows:  # prefill: the window's pairs m(m+1)/2 + (L - m) W per token; decode min(C + 1, W)
         m = min(x, w)
         out += c * (m * (m + 1) / 2 + (x - m) * w) / x if prefill else c * min(y + 1, w)
+    for k, c in p.chunks:  # prefill: floor(L/K) K(K+1)/2 + (L mod K)(L mod K + 1)/2 per token; decode C mod K + 1
+        rest = x % k
+        out += c * ((x // k) * k * (k + 1) / 2 + rest * (rest + 1) / 2) / x if prefill else c * (y % k + 1)
     return out
 
 
@@ -76,6 +79,7 @@ CONFIGS = Path(__file__).resolve().parents[1] / "data" / "configs"
         ("gemma-2-9b", 1),
         (str(CONFIGS / "gpt-oss-20b"), 1),
         ("deepseek-v3.2", 8),
+        (str(CONFIGS / "llama-4-scout"), 1),  # 8192-token chunks on 3 of 4 layers: lengths 5000 and 9000
     ],
 )
 def test_rule_costs_equal_watch_per_token_costs(model: str, tp: int) -> None:
@@ -94,18 +98,19 @@ def test_rule_costs_equal_watch_per_token_costs(model: str, tp: int) -> None:
             assert got == pytest.approx(want, rel=1e-9), (q, batch, context)
 
 
-def test_window_terms_and_a_chunk_refused() -> None:
+def test_window_and_chunk_terms() -> None:
     live = live_model(str(CONFIGS / "gpt-oss-20b"), "h100-sxm")
     assert live is not None
     costs = model_costs(live)
     assert [w for w, _ in costs.decode["model_flops"].windows] == [128.0]
     # 12 sliding layers, 64 heads of 64: score + value 2 x 2 x 64 x 64 FLOPs a pair = 16,384 x 12
     assert costs.decode["model_flops"].windows[0][1] == 12 * 16384
-    # Llama-4's chunked layers have no term: refused in one line, not fitted wrong past the chunk
+    # Llama-4 Scout: 36 of its 48 layers attend within 8192-token chunks (40 heads of 128: 2 x 2 x 40 x
+    # 128 FLOPs a pair); before this term its rules were fitted below the chunk and wrong past it
     scout = live_model(str(CONFIGS / "llama-4-scout"), "h100-sxm")
     assert scout is not None
-    with pytest.raises(RooftopError, match="not polynomial in the shapes"):
-        model_costs(scout)
+    chunks = model_costs(scout).decode["model_flops"].chunks
+    assert chunks == ((8192.0, 36 * 4 * 40 * 128),)
 
 
 def test_mixtral_expert_term() -> None:

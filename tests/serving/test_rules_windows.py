@@ -1,11 +1,12 @@
-"""`rooftop rules` for a model with sliding windows, evaluated by a real Prometheus, equal to watch.
+"""`rooftop rules` for models with bounded attention, evaluated by a real Prometheus, equal to watch.
 
 gpt-oss-20b's real config (tests/data/configs/gpt-oss-20b): every other layer attends over a
-128-token window. The stub plays a vLLM at one request per second of 1,000 prompt and 182
-generated tokens, so prefill length L = 1,000 and decode context C = 1,000 + 90 = 1,090, both past
-the window: the rules' window terms (clamp_max) carry the sliding layers' pairs. Before them the
-fit refused the model ("not polynomial in the shapes"). The recorded MFU and MBU must equal watch's
-accounting of the same window (the analytic engine itself) to 1e-9.
+128-token window; Llama-4 Scout's (llama-4-scout): three layers in four attend within 8192-token
+chunks. The stub plays a vLLM at one request per second of P prompt and 182 generated tokens, so
+prefill length L = P and decode context C = P + 90, both past the bound (P 1,000 and 9,000): the
+rules' window terms (clamp_max) and chunk terms (%, floor) carry those layers' pairs. Before them
+gpt-oss was refused ("not polynomial in the shapes") and Scout's rules were wrong past the chunk.
+The recorded MFU and MBU must equal watch's accounting of the same window to 1e-9.
 """
 
 from __future__ import annotations
@@ -22,15 +23,15 @@ from tests.serving.prom_proc import Prometheus, needs_prometheus, serve_metrics
 
 pytestmark = [pytest.mark.slow, needs_prometheus]
 
-REQ_PER_S, PROMPT, OUTPUT = 1.0, 1000.0, 182.0
-MODEL = str(data_path("configs", "gpt-oss-20b"))
+REQ_PER_S, OUTPUT = 1.0, 182.0
+CASES = {"gpt-oss-20b": 1000.0, "llama-4-scout": 9000.0}  # model config -> prompt tokens P
 
 
-def exposition(elapsed_s: float) -> str:
+def exposition(elapsed_s: float, prompt: float) -> str:
     t = 1000.0 + elapsed_s
     lab = '{model_name="gpt-oss",engine="0"}'
     return (
-        f"# TYPE vllm:prompt_tokens_total counter\nvllm:prompt_tokens_total{lab} {PROMPT * REQ_PER_S * t}\n"
+        f"# TYPE vllm:prompt_tokens_total counter\nvllm:prompt_tokens_total{lab} {prompt * REQ_PER_S * t}\n"
         f"# TYPE vllm:generation_tokens_total counter\nvllm:generation_tokens_total{lab} {OUTPUT * REQ_PER_S * t}\n"
         f"# TYPE vllm:request_success_total counter\nvllm:request_success_total{lab} {REQ_PER_S * t}\n"
         f"# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{lab} 4\n"
@@ -39,25 +40,27 @@ def exposition(elapsed_s: float) -> str:
     )
 
 
-@pytest.fixture
-def stub() -> Iterator[str]:
-    server = serve_metrics(exposition)
-    yield f"127.0.0.1:{server.server_address[1]}"
+@pytest.fixture(params=sorted(CASES))
+def case(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
+    name = request.param
+    server = serve_metrics(lambda elapsed: exposition(elapsed, CASES[name]))
+    yield str(data_path("configs", name)), f"127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
 
 
-def test_windowed_model_records_match_watch(stub: str, tmp_path: Path) -> None:
+def test_bounded_attention_records_match_watch(case: tuple[str, str], tmp_path: Path) -> None:
     from rooftop.api.live_model import live_model
     from rooftop.api.window import analyse_window
     from rooftop.serving.sources import prometheus_instant
     from rooftop.serving.watch import Observation, observe, window
 
+    model, stub = case
     rules = tmp_path / "rooftop.yml"
-    args = ("rules", "-m", MODEL, "-H", "h100-sxm", "--selector", 'job="stub"', "--window", "10s", "--name", "oss")
+    args = ("rules", "-m", model, "-H", "h100-sxm", "--selector", 'job="stub"', "--window", "10s", "--name", "oss")
     proc = run_cli(*args, "-o", str(rules))
     assert proc.returncode == 0, proc.stderr
-    assert "clamp_max(" in rules.read_text()  # the window terms
+    assert "clamp_max(" in rules.read_text() or " % " in rules.read_text()  # the window or chunk terms
     prom = Prometheus(tmp_path, {"stub": stub}, [rules])
     try:
         sel = 'model="oss",device="h100-sxm"'
@@ -69,7 +72,7 @@ def test_windowed_model_records_match_watch(stub: str, tmp_path: Path) -> None:
         te = float(series["values"][-1][0])
         (scrapes,) = prom.query('up{job="stub"}[40s]', te)
         stamps = [float(t) for t, _ in scrapes["values"]]
-        live = live_model(MODEL, "h100-sxm")
+        live = live_model(model, "h100-sxm")
 
         def seen(at_s: float, stamp: float) -> Observation:
             return replace(observe(prometheus_instant(prom.url, 'job="stub"', at_s=stamp), "stub", "vllm"), time_s=at_s)

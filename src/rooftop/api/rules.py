@@ -4,10 +4,10 @@ The analytic engine prices a prefill sequence of L tokens and a decode step of B
 context C. Those prices are exact polynomials in L (and B, B·C) plus, for MoE models, the
 expected-distinct-experts term 1 − r^T, and for each attention bound W (sliding windows, DSA's
 top-k) the window's pairs (prefill m(m+1)/2 + (L − m)·W with m = min(L, W); decode B·min(C + 1, W));
-we fit the coefficients to the engine's own numbers at a handful of shapes (and at shapes around
-each W), check the fit at other shapes (to 1e-9; around Llama-4's chunk too, which has no term of
-its own, so its rules are refused rather than wrong past the chunk), and hand them to the PromQL
-writer (serving/promql.py). Alerts carry the remedies of diagnose/remedies.py.
+and for Llama-4's chunk K the chunks' pairs (prefill ⌊L/K⌋·K(K+1)/2 + (L mod K)(L mod K + 1)/2;
+decode B·((C mod K) + 1)); we fit the coefficients to the engine's own numbers at a handful of
+shapes (and on both sides of each bound), check the fit at other shapes (to 1e-9), and hand them
+to the PromQL writer (serving/promql.py). Alerts carry the remedies of diagnose/remedies.py.
 """
 
 from __future__ import annotations
@@ -52,10 +52,18 @@ def _moe_keep(live: LiveModel) -> float:
     return 1.0 - moe.active_k / moe.experts if moe and live.spec.moe_layers else 0.0
 
 
-def _checked_bounds(live: LiveModel) -> tuple[float, ...]:
-    """Where the fit is checked on both sides: each window, and Llama-4's chunk (no basis column)."""
+def _chunks(live: LiveModel) -> tuple[float, ...]:
+    """Llama-4's attention chunk (a basis column of its own), or none."""
     s = live.spec
-    return (*_windows(live), *((float(s.chunk),) if "chunked" in s.mixers and s.chunk else ()))
+    return (float(s.chunk),) if "chunked" in s.mixers and s.chunk else ()
+
+
+def _chunk_pairs(x: NDArray[Any], y: NDArray[Any], size: float, prefill: bool) -> NDArray[np.float64]:
+    """Query-key pairs of one chunked layer: prefill Σ_t<L (t mod K) + 1; decode B·((C mod K) + 1)."""
+    if prefill:
+        rest = np.mod(x, size)
+        return np.asarray(np.floor(x / size) * size * (size + 1) / 2 + rest * (rest + 1) / 2, dtype=np.float64)
+    return np.asarray(x * (np.mod(y, size) + 1), dtype=np.float64)
 
 
 def _windows(live: LiveModel) -> tuple[float, ...]:
@@ -74,13 +82,19 @@ def _window_pairs(x: NDArray[Any], y: NDArray[Any], bound: float, prefill: bool)
 
 
 def _basis(
-    x: NDArray[np.float64], y: NDArray[np.float64], r: float, prefill: bool, windows: tuple[float, ...] = ()
+    x: NDArray[np.float64],
+    y: NDArray[np.float64],
+    r: float,
+    prefill: bool,
+    windows: tuple[float, ...] = (),
+    chunks: tuple[float, ...] = (),
 ) -> NDArray[np.float64]:
-    """Prefill columns [1, L, L², 1−r^L, window pairs…]; decode [1, B, B·C, 1−r^B, …] (1−r^T only for MoE)."""
+    """Prefill [1, L, L², 1−r^L, window pairs…, chunk pairs…]; decode [1, B, B·C, 1−r^B, …] (1−r^T: MoE)."""
     cols = [np.ones_like(x), x, x * x if prefill else x * y]
     if r:
         cols.append(1.0 - r**x)
     cols += [_window_pairs(x, y, w, prefill) for w in windows]
+    cols += [_chunk_pairs(x, y, k, prefill) for k in chunks]
     return np.stack(cols, axis=-1)
 
 
@@ -99,24 +113,29 @@ def _solve(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64
 
 
 def _fit(live: LiveModel, phase: Phase, xs: NDArray[Any], ys: NDArray[Any]) -> dict[str, CostPoly]:
-    r, prefill, windows = _moe_keep(live), phase is Phase.PREFILL, _windows(live)
+    r, prefill, windows, chunks = _moe_keep(live), phase is Phase.PREFILL, _windows(live), _chunks(live)
     x, y = (xs, np.zeros_like(xs)) if prefill else (v.ravel() for v in np.meshgrid(xs, ys, indexing="ij"))
     w = _workload(live, phase, x, y)
-    totals, basis = _totals(live, w), _basis(x, y, r, prefill, windows)
+    totals, basis = _totals(live, w), _basis(x, y, r, prefill, windows, chunks)
     out = {}
     for q in QUANTITIES:
         c = [float(v) for v in _solve(basis, np.broadcast_to(totals[q], x.shape))]
         cm, rest = (c[3], c[4:]) if r else (0.0, c[3:])
-        out[q] = CostPoly(c[0], c[1], c[2], cm, tuple(zip(windows, rest, strict=True)))
+        bounded = tuple(zip(windows, rest, strict=False))
+        chunked = tuple(zip(chunks, rest[len(windows) :], strict=True))
+        out[q] = CostPoly(c[0], c[1], c[2], cm, bounded, chunked)
     return out
 
 
 def _snapped(poly: CostPoly) -> CostPoly:
     """Least-squares noise off: a coefficient within 1e-11 of the largest one of an integer is that integer."""
-    c = (poly.c0, poly.c1, poly.c2, poly.cm, *(coef for _, coef in poly.windows))
+    bounds = (*poly.windows, *poly.chunks)
+    c = (poly.c0, poly.c1, poly.c2, poly.cm, *(coef for _, coef in bounds))
     size = max(max(map(abs, c)), 1.0)
     a, b, d, m, *ws = (float(round(v)) if abs(round(v) - v) <= 1e-11 * size else v for v in c)
-    return CostPoly(a, b, d, m, tuple(zip((w for w, _ in poly.windows), ws, strict=True)))
+    n = len(poly.windows)
+    windows = tuple(zip((w for w, _ in poly.windows), ws[:n], strict=True))
+    return CostPoly(a, b, d, m, windows, tuple(zip((k for k, _ in poly.chunks), ws[n:], strict=True)))
 
 
 def _workload(live: LiveModel, phase: Phase, x: NDArray[Any], y: NDArray[Any]) -> Workload:
@@ -130,6 +149,8 @@ def _value(p: CostPoly, x: NDArray[Any], y: NDArray[Any], r: float, prefill: boo
     out: NDArray[np.float64] = p.c0 + p.c1 * x + p.c2 * third + (p.cm * (1.0 - r**x) if r else 0.0)
     for bound, coef in p.windows:
         out = out + coef * _window_pairs(x, y, bound, prefill)
+    for size, coef in p.chunks:
+        out = out + coef * _chunk_pairs(x, y, size, prefill)
     return out
 
 
@@ -150,7 +171,7 @@ def _check(live: LiveModel, phase: Phase, polys: dict[str, CostPoly], xs: NDArra
 
 def _checked(live: LiveModel, phase: Phase, raw: dict[str, CostPoly]) -> dict[str, CostPoly]:
     """The snapped coefficients when they still fit, else the raw ones (each checked off the fit)."""
-    bounds = _checked_bounds(live)
+    bounds = (*_windows(live), *_chunks(live))
     if phase is Phase.PREFILL:
         xs = ys = _around(PREFILL_CHECK, bounds, (0.5, 1.5, 3))
     else:
@@ -166,10 +187,11 @@ def _checked(live: LiveModel, phase: Phase, raw: dict[str, CostPoly]) -> dict[st
 
 def model_costs(live: LiveModel) -> ModelCosts:
     """Cost polynomials of ``live`` (fitted, then checked at shapes outside the fit)."""
-    windows = _windows(live)
-    prefill = _around(PREFILL_FIT, windows, (0.25, 1, 2, 4))
+    bounds = (*_windows(live), *_chunks(live))
+    prefill = _around(PREFILL_FIT, bounds, (0.25, 0.5, 1, 1.5, 2, 2.5, 4))
+    context = _around(CONTEXT_FIT, bounds, (0.5, 1, 1.5, 2, 2.5, 4))
     pre = _checked(live, Phase.PREFILL, _fit(live, Phase.PREFILL, prefill, prefill))
-    dec = _checked(live, Phase.DECODE, _fit(live, Phase.DECODE, BATCH_FIT, _around(CONTEXT_FIT, windows, (1, 2, 4))))
+    dec = _checked(live, Phase.DECODE, _fit(live, Phase.DECODE, BATCH_FIT, context))
     return ModelCosts(pre, dec, _moe_keep(live), live.roofs.peak(live.base.compute), live.roofs.bandwidth("hbm"))
 
 

@@ -15,8 +15,10 @@ prefill sequence of L prompt tokens ``c0 + c1·L + c2·L² + cm·(1 − r^L)``; 
 sequences at context C ``d0 + dB·B + dBC·B·C + dm·(1 − r^B)`` (the r terms are MoE expert
 reads; zero for dense models), plus one term per attention bound W (sliding windows, DSA's
 top-k): prefill ``cW·(m(m+1)/2 + (L − m)·W)`` with m = min(L, W), the query-key pairs of a window;
-decode ``dW·B·min(C + 1, W)``. The shapes are watch's: L = round(mean prompt), C = round(mean
-prompt + max(0, mean output − 2)/2), B = round(max(1, requests running)).
+decode ``dW·B·min(C + 1, W)``; and one per attention chunk K (Llama-4): prefill
+``cK·(⌊L/K⌋·K(K+1)/2 + (L mod K)(L mod K + 1)/2)``, decode ``dK·B·((C mod K) + 1)``. The shapes
+are watch's: L = round(mean prompt), C = round(mean prompt + max(0, mean output − 2)/2),
+B = round(max(1, requests running)).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ class CostPoly:
     c2: float
     cm: float = 0.0
     windows: tuple[tuple[float, float], ...] = ()  # (bound W, its coefficient)
+    chunks: tuple[tuple[float, float], ...] = ()  # (chunk K, its coefficient)
 
 
 @dataclass(frozen=True)
@@ -230,7 +233,8 @@ def shape_rules(emap: EngineMap, scope: Scope) -> list[dict[str, Any]]:
 def _per_token(poly: CostPoly, x: str, y: str, r: float, prefill: bool) -> str:
     """Cost per token: prefill (c0 + cm·(1−r^L))/L + c1 + c2·L; decode (d0 + dm·(1−r^B))/B + dB + dBC·C.
 
-    Each window W adds prefill cW·(m(m+1)/2 + (L − m)·W)/L with m = min(L, W), decode dW·min(C + 1, W).
+    Each window W adds prefill cW·(m(m+1)/2 + (L − m)·W)/L with m = min(L, W), decode dW·min(C + 1, W);
+    each chunk K prefill cK·(⌊L/K⌋·K(K+1)/2 + (L mod K)(L mod K + 1)/2)/L, decode dK·((C mod K) + 1).
     """
     head = num(poly.c0) if not poly.cm else f"({num(poly.c0)} + {num(poly.cm)} * (1 - {num(r)} ^ {x}))"
     last = f"{num(poly.c2)} * {x if prefill else y}"
@@ -242,6 +246,13 @@ def _per_token(poly: CostPoly, x: str, y: str, r: float, prefill: bool) -> str:
             windows += f" + {num(coef)} * ({m} * ({m} + 1) / 2 + ({x} - {m}) * {w}) / {x}"
         else:
             windows += f" + {num(coef)} * clamp_max({y} + 1, {w})"
+    for size, coef in poly.chunks:
+        k = num(size)
+        if prefill:
+            rest, whole = f"({x} % {k})", f"floor({x} / {k}) * {num(size * (size + 1) / 2)}"
+            windows += f" + {num(coef)} * ({whole} + {rest} * ({rest} + 1) / 2) / {x}"
+        else:
+            windows += f" + {num(coef)} * ({y} % {k} + 1)"
     return f"{head} / {x} + {num(poly.c1)} + {last}{windows}"
 
 
