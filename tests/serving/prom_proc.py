@@ -105,3 +105,32 @@ class Prometheus:
         if self.proc.poll() is None:
             self.proc.terminate()
             self.proc.wait(30)
+
+
+def watch_accounts(prom: Prometheus, job: str, live: Any, te: float, window_s: float = 10.0) -> list[dict[str, Any]]:
+    """watch's accounting of the window ending at ``te``, from Prometheus's own samples of ``job``.
+
+    A recording rule evaluated at te saw two scrapes: the last one at or before te - window and the
+    last one at or before te. Which scrape it saw can differ from what a later query sees (a scrape
+    stamped just before te but stored after the evaluation, on a loaded machine), so the accounting
+    is made for the last scrape at each end and the one before it: four windows, one of which the
+    recorded values must equal.
+    """
+    from dataclasses import replace
+
+    from rooftop.api.window import analyse_window
+    from rooftop.serving.sources import prometheus_instant
+    from rooftop.serving.watch import Observation, observe, window
+
+    (scrapes,) = prom.query(f'up{{job="{job}"}}[40s]', te)
+    stamps = [float(t) for t, _ in scrapes["values"]]
+
+    def seen(at_s: float, stamp: float) -> Observation:
+        snap = prometheus_instant(prom.url, f'job="{job}"', at_s=stamp)
+        return replace(observe(snap, job, "vllm"), time_s=at_s)
+
+    return [
+        analyse_window(window(seen(te - window_s, a), seen(te, b)), live)[0]["accounting"]
+        for a in [t for t in stamps if t <= te - window_s][-2:]
+        for b in [t for t in stamps if t <= te][-2:]
+    ]

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import run_cli
-from tests.serving.prom_proc import Prometheus, needs_prometheus, serve_metrics
+from tests.serving.prom_proc import Prometheus, needs_prometheus, serve_metrics, watch_accounts
 
 pytestmark = [pytest.mark.slow, needs_prometheus]
 
@@ -49,9 +48,6 @@ def stub() -> Iterator[str]:
 
 def test_scenario_a_fires_and_records_match_watch(stub: str, tmp_path: Path) -> None:
     from rooftop.api.live_model import live_model
-    from rooftop.api.window import analyse_window
-    from rooftop.serving.sources import prometheus_instant
-    from rooftop.serving.watch import Observation, observe, window
 
     rules = tmp_path / "rooftop.yml"
     args = ("rules", "-m", "mixtral-8x7b", "-H", "h100-sxm", "--selector", 'job="stub"', "--window", "10s")
@@ -79,18 +75,7 @@ def test_scenario_a_fires_and_records_match_watch(stub: str, tmp_path: Path) -> 
         sel = 'model="mixtral-8x7b",device="h100-sxm"'
         (series,) = prom.query(f'rooftop:mfu{{{sel},phase="decode"}}[5s]')
         te = float(series["values"][-1][0])
-        (scrapes,) = prom.query('up{job="stub"}[40s]', te)
-        stamps = [float(t) for t, _ in scrapes["values"]]
-        live = live_model("mixtral-8x7b", "h100-sxm")
-
-        def seen(at_s: float, stamp: float) -> Observation:
-            return replace(observe(prometheus_instant(prom.url, 'job="stub"', at_s=stamp), "stub", "vllm"), time_s=at_s)
-
-        accounts = [
-            analyse_window(window(seen(te - 10.0, a), seen(te, b)), live)[0]["accounting"]
-            for a in [t for t in stamps if t <= te - 10.0][-2:]
-            for b in [t for t in stamps if t <= te][-2:]
-        ]
+        accounts = watch_accounts(prom, "stub", live_model("mixtral-8x7b", "h100-sxm"), te)
         got = {
             (name, phase): prom.value(f'{name}{{{sel},phase="{phase}"}}', te)
             for name in ("rooftop:mfu", "rooftop:mbu", "rooftop:tokens_per_s")

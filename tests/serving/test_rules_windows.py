@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import data_path, run_cli
-from tests.serving.prom_proc import Prometheus, needs_prometheus, serve_metrics
+from tests.serving.prom_proc import Prometheus, needs_prometheus, serve_metrics, watch_accounts
 
 pytestmark = [pytest.mark.slow, needs_prometheus]
 
@@ -51,9 +50,6 @@ def case(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
 
 def test_bounded_attention_records_match_watch(case: tuple[str, str], tmp_path: Path) -> None:
     from rooftop.api.live_model import live_model
-    from rooftop.api.window import analyse_window
-    from rooftop.serving.sources import prometheus_instant
-    from rooftop.serving.watch import Observation, observe, window
 
     model, stub = case
     rules = tmp_path / "rooftop.yml"
@@ -70,19 +66,7 @@ def test_bounded_attention_records_match_watch(case: tuple[str, str], tmp_path: 
         time.sleep(12)  # a full 10 s window of samples behind the evaluation compared
         (series,) = prom.query(f'rooftop:mfu{{{sel},phase="decode"}}[5s]')
         te = float(series["values"][-1][0])
-        (scrapes,) = prom.query('up{job="stub"}[40s]', te)
-        stamps = [float(t) for t, _ in scrapes["values"]]
-        live = live_model(model, "h100-sxm")
-
-        def seen(at_s: float, stamp: float) -> Observation:
-            return replace(observe(prometheus_instant(prom.url, 'job="stub"', at_s=stamp), "stub", "vllm"), time_s=at_s)
-
-        # as in test_rules_prometheus: the last scrape at each end of the window, or the one before it
-        accounts = [
-            analyse_window(window(seen(te - 10.0, a), seen(te, b)), live)[0]["accounting"]
-            for a in [t for t in stamps if t <= te - 10.0][-2:]
-            for b in [t for t in stamps if t <= te][-2:]
-        ]
+        accounts = watch_accounts(prom, "stub", live_model(model, "h100-sxm"), te)
         got = {
             (name, phase): prom.value(f'{name}{{{sel},phase="{phase}"}}', te)
             for name in ("rooftop:mfu", "rooftop:mbu")
