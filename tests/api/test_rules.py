@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -193,3 +194,16 @@ def test_promtool_accepts_every_engine(engine: str, tmp_path: Path) -> None:
     proc = subprocess.run(["promtool", "check", "rules", str(path)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "SUCCESS" in proc.stdout
+
+
+@pytest.mark.parametrize("window", [1, 262144])
+def test_extreme_windows_fit(window: int, tmp_path: Path) -> None:
+    # the fit's extra shapes around a 1-token window were 0-token prompts (refused) before
+    config = json.loads(
+        (Path(__file__).resolve().parents[2] / "src/rooftop/models/presets/mistral-7b.json").read_text()
+    )
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**config, "sliding_window": window}))
+    live = live_model(str(path), "h100-sxm")
+    assert live is not None
+    assert [w for w, _ in model_costs(live).decode["model_flops"].windows] == [float(window)]

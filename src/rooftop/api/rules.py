@@ -100,7 +100,7 @@ def _basis(
 
 def _around(base: NDArray[np.float64], windows: tuple[float, ...], steps: tuple[float, ...]) -> NDArray[np.float64]:
     """``base`` and shapes on both sides of each bound (the columns part there)."""
-    extra = [max(w * s, 0.0) for w in windows for s in steps]
+    extra = [max(w * s, 1.0) for w in windows for s in steps]  # a prompt is at least one token
     return np.unique(np.concatenate([base, np.round(extra)])).astype(np.float64)
 
 
