@@ -226,3 +226,18 @@ def test_the_cli_names_every_engine_map() -> None:
     out = run_cli("watch", "--help")
     listed = re.search(r"Force an engine map \(([^)]*)\)", " ".join(out.stdout.split()))
     assert listed is not None and set(listed.group(1).split(", ")) == known
+
+
+def test_aphrodite_is_read_as_vllm_under_its_prefix() -> None:
+    # Aphrodite's metrics tests list vLLM's names under "aphrodite:" (V0 and V1); the live vLLM 0.32
+    # page renamed so reads as the same numbers, the V0 page too (its gpu_cache_usage_perc renamed)
+    text = data_path("serving", VLLM).read_text()
+    renamed = text.replace("vllm:", "aphrodite:")
+    snap, plain = parse(renamed, 0.0, "aphrodite"), parse(text, 0.0, "vllm")
+    assert detect(snap).engine == "aphrodite"
+    obs, vllm = observe(snap, "aphrodite"), observe(plain, "vllm")
+    assert obs.scalars == vllm.scalars and obs.scalars["generation_tokens"] == 416
+    assert obs.histograms["ttft_s"].mean == pytest.approx(3.990330 / 13) and obs.replicas == 1
+    v0 = data_path("serving", "vllm_v0_aibrix_docs_qwen25coder.prom").read_text().replace("vllm:", "aphrodite:")
+    old = observe(parse(v0, 0.0, "old"), "old")
+    assert old.engine == "aphrodite" and old.scalars["generation_tokens"] == 955

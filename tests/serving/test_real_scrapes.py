@@ -134,11 +134,11 @@ def test_no_engine_found_lists_every_engine_map(tmp_path) -> None:  # type: igno
     path.write_text("".join(lines[:36]))
     out = _watch(str(path))
     known = ", ".join(m.engine for m in engine_maps())
-    assert known == "dynamo, llamacpp, lmdeploy, nim, ray-vllm, sglang, tgi, triton, trtllm-serve, vllm"
+    assert known == "aphrodite, dynamo, llamacpp, lmdeploy, nim, ray-vllm, sglang, tgi, triton, trtllm-serve, vllm"
     assert out.code == 2 and out.err.strip().endswith(f"no known serving engine metrics (engines: {known})")
     # and with one engine forced, the message names the others
     forced = _watch(str(path), "--engine", "vllm")
-    others = "(dynamo, llamacpp, lmdeploy, nim, ray-vllm, sglang, tgi, triton, trtllm-serve)"
+    others = "(aphrodite, dynamo, llamacpp, lmdeploy, nim, ray-vllm, sglang, tgi, triton, trtllm-serve)"
     assert forced.err.strip().endswith(f"no vllm metrics (no vllm:* series), nor any other known engine's {others}")
 
 

@@ -13,7 +13,10 @@ from rooftop.errors import WorkloadError
 
 DURATION = re.compile(r"^(\d+(ms|s|m|h|d|w|y))+$")
 # the maps
-ENGINES = ("vllm", "sglang", "tgi", "triton", "llamacpp", "trtllm-serve", "lmdeploy", "dynamo", "nim", "ray-vllm")
+ENGINES = (
+    *("vllm", "sglang", "tgi", "triton", "llamacpp", "trtllm-serve", "lmdeploy", "aphrodite"),
+    *("dynamo", "nim", "ray-vllm"),
+)
 
 
 def _duration(option: str, value: str) -> str:

@@ -43,7 +43,8 @@ def _fetcher(prometheus: str | None, selector: str, timeout_s: float):  # type: 
 @click.option("--bandwidth", help="Override the memory roof, e.g. '50 GB/s'.")
 @click.option(
     "--engine",
-    help="Force an engine map (vllm, sglang, tgi, llamacpp, triton, trtllm-serve, lmdeploy, dynamo, nim, ray-vllm).",
+    help="Force an engine map (vllm, sglang, tgi, llamacpp, triton, trtllm-serve, lmdeploy, aphrodite, dynamo,"
+    " nim, ray-vllm).",
 )
 @click.option("--model-label", help="Triton: the model whose request counters count (default: the ensemble).")
 @click.option("--interval", type=Seconds(), default=5.0, show_default=True, help="Seconds between polls.")
