@@ -390,3 +390,17 @@ def test_laguna_head_counts_are_bounded():
     heads[0] = 10**12
     with pytest.raises(SpecError, match="must list 40 head counts in 1..65536"):
         spec_from_config({**raw, "num_attention_heads_per_layer": heads}, "x")
+
+
+def test_dots1_moe_with_qk_norms():
+    # rednote's dots.llm1 shape (142 B, 14 B active): DeepSeek-V3's MoE layout (the first layer dense,
+    # 128 experts of 1408, top-6, 2 shared) with per-head q/k norms; transformers 5.24's default
+    # config cannot build, so the fields are the published ones, counted by transformers here
+    config = {"model_type": "dots1", "hidden_size": 4096, "num_hidden_layers": 62, "num_attention_heads": 32}
+    config |= {"num_key_value_heads": 32, "head_dim": 128, "intermediate_size": 10944, "moe_intermediate_size": 1408}
+    config |= {"n_routed_experts": 128, "n_shared_experts": 2, "num_experts_per_tok": 6, "first_k_dense_replace": 1}
+    config |= {"vocab_size": 152064, "tie_word_embeddings": False}
+    spec = spec_from_config(config, "dots.llm1")
+    assert spec.notes == ()  # a family row, not a Llama-style guess
+    assert spec.param_count() == 142_774_373_888  # = transformers' Dots1ForCausalLM (router bias: a buffer)
+    assert spec.param_count(active=True) == 14_016_581_120  # "14 B activated"

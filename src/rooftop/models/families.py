@@ -143,6 +143,7 @@ FAMILIES: dict[str, dict[str, Any]] = {
     # (read as Llama-style they were within 0.01 %; these make them exact): per-head q/k norms,
     # sink logits, and norms after the attention and the MLP (four a layer)
     "mellum": {"qk_norm": True},
+    "dots1": {"qk_norm": True},  # rednote's dots.llm1: DeepSeek-V3's MoE layout, Qwen3's attention
     "sarvam_moe": {"qk_norm": True},
     "minimax_m3_vl_text": {"qk_norm": True},
     "flint": {"qk_norm": True, "attn_sinks": True},
