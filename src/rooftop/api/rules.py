@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rooftop.analytic.engine import evaluate
+from rooftop.analytic.ops.attention import pairs
 from rooftop.api.live_model import LiveModel, live_model
 from rooftop.core.points import Phase
 from rooftop.core.workload import Workload
@@ -58,14 +59,6 @@ def _chunks(live: LiveModel) -> tuple[float, ...]:
     return (float(s.chunk),) if "chunked" in s.mixers and s.chunk else ()
 
 
-def _chunk_pairs(x: NDArray[Any], y: NDArray[Any], size: float, prefill: bool) -> NDArray[np.float64]:
-    """Query-key pairs of one chunked layer: prefill Σ_t<L (t mod K) + 1; decode B·((C mod K) + 1)."""
-    if prefill:
-        rest = np.mod(x, size)
-        return np.asarray(np.floor(x / size) * size * (size + 1) / 2 + rest * (rest + 1) / 2, dtype=np.float64)
-    return np.asarray(x * (np.mod(y, size) + 1), dtype=np.float64)
-
-
 def _windows(live: LiveModel) -> tuple[float, ...]:
     """The attention bounds of the model: its sliding window, DSA's top-k (each a basis column)."""
     s = live.spec
@@ -73,12 +66,17 @@ def _windows(live: LiveModel) -> tuple[float, ...]:
     return tuple(sorted(bounds | ({float(s.indexer.topk)} if s.indexer else set())))
 
 
-def _window_pairs(x: NDArray[Any], y: NDArray[Any], bound: float, prefill: bool) -> NDArray[np.float64]:
-    """Query-key pairs of one bounded layer: prefill m(m+1)/2 + (L − m)·W (m = min(L, W)); decode B·min(C+1, W)."""
+def _bound_pairs(
+    x: NDArray[Any], y: NDArray[Any], prefill: bool, window: float = 0.0, chunk: float = 0.0
+) -> NDArray[np.float64]:
+    """Query-key pairs of one bounded layer, by the attention formula's own ``pairs``.
+
+    A prefill of L tokens (window: m(m+1)/2 + (L − m)·W, m = min(L, W)), or B decode steps at
+    context C (window: B·min(C + 1, W); chunk: B·((C mod K) + 1)).
+    """
     if prefill:
-        m = np.minimum(x, bound)
-        return np.asarray(m * (m + 1) / 2 + (x - m) * bound, dtype=np.float64)
-    return np.asarray(x * np.minimum(y + 1, bound), dtype=np.float64)
+        return np.asarray(pairs(x, 0.0, True, window, chunk), dtype=np.float64)
+    return np.asarray(x * pairs(1.0, y, True, window, chunk), dtype=np.float64)
 
 
 def _basis(
@@ -93,14 +91,14 @@ def _basis(
     cols = [np.ones_like(x), x, x * x if prefill else x * y]
     if r:
         cols.append(1.0 - r**x)
-    cols += [_window_pairs(x, y, w, prefill) for w in windows]
-    cols += [_chunk_pairs(x, y, k, prefill) for k in chunks]
+    cols += [_bound_pairs(x, y, prefill, window=w) for w in windows]
+    cols += [_bound_pairs(x, y, prefill, chunk=k) for k in chunks]
     return np.stack(cols, axis=-1)
 
 
-def _around(base: NDArray[np.float64], windows: tuple[float, ...], steps: tuple[float, ...]) -> NDArray[np.float64]:
+def _around(base: NDArray[np.float64], bounds: tuple[float, ...], steps: tuple[float, ...]) -> NDArray[np.float64]:
     """``base`` and shapes on both sides of each bound (the columns part there)."""
-    extra = [max(w * s, 1.0) for w in windows for s in steps]  # a prompt is at least one token
+    extra = [max(b * s, 1.0) for b in bounds for s in steps]  # a prompt is at least one token
     return np.unique(np.concatenate([base, np.round(extra)])).astype(np.float64)
 
 
@@ -121,7 +119,7 @@ def _fit(live: LiveModel, phase: Phase, xs: NDArray[Any], ys: NDArray[Any]) -> d
     for q in QUANTITIES:
         c = [float(v) for v in _solve(basis, np.broadcast_to(totals[q], x.shape))]
         cm, rest = (c[3], c[4:]) if r else (0.0, c[3:])
-        bounded = tuple(zip(windows, rest, strict=False))
+        bounded = tuple(zip(windows, rest[: len(windows)], strict=True))
         chunked = tuple(zip(chunks, rest[len(windows) :], strict=True))
         out[q] = CostPoly(c[0], c[1], c[2], cm, bounded, chunked)
     return out
@@ -148,9 +146,9 @@ def _value(p: CostPoly, x: NDArray[Any], y: NDArray[Any], r: float, prefill: boo
     third = x * x if prefill else x * y
     out: NDArray[np.float64] = p.c0 + p.c1 * x + p.c2 * third + (p.cm * (1.0 - r**x) if r else 0.0)
     for bound, coef in p.windows:
-        out = out + coef * _window_pairs(x, y, bound, prefill)
+        out = out + coef * _bound_pairs(x, y, prefill, window=bound)
     for size, coef in p.chunks:
-        out = out + coef * _chunk_pairs(x, y, size, prefill)
+        out = out + coef * _bound_pairs(x, y, prefill, chunk=size)
     return out
 
 

@@ -32,8 +32,8 @@ ALIASES = {  # canonical name -> other spellings, first hit wins
     "n_shared_experts": ("num_shared_experts", "moe_num_shared_experts"),
     "moe_intermediate_size": ("expert_ffn_hidden_size",),  # LongCat-Flash
     "first_k_dense_replace": ("num_dense_layers",),  # AFMoE: the first layers are dense
-    "sliding_window_pattern": ("global_attn_every_n_layers",),
-    "sliding_window": ("attention_window_size",),  # RecurrentGemma  # AFMoE: every n-th layer is global
+    "sliding_window_pattern": ("global_attn_every_n_layers",),  # AFMoE: every n-th layer is global
+    "sliding_window": ("attention_window_size",),  # RecurrentGemma
 }
 
 

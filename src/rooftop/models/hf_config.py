@@ -87,7 +87,7 @@ def spec_from_config(config: Any, name: str, where: str = "config.json") -> Mode
     nested = TEXT_CONFIG_FIELDS.get(model_type, {}) if config is not top else {}
     drop = arch.get("drop_fields", ())  # fields transformers' class never reads
     given = {k: v for k, v in config.items() if v is not None and k not in drop}
-    lifted = check_config(promoted(given, arch), where)  # typed and bounded like top-level fields
+    lifted = check_config(_promoted(given, arch), where)  # typed and bounded like top-level fields
     config = {**arch.get("fields", {}), **nested, **lifted, **given}
     try:
         fields = _shape_fields(config, model_type, arch, where)
@@ -111,7 +111,7 @@ def spec_from_config(config: Any, name: str, where: str = "config.json") -> Mode
         raise SpecError(text) from exc
 
 
-def promoted(config: dict[str, Any], arch: dict[str, Any]) -> dict[str, Any]:
+def _promoted(config: dict[str, Any], arch: dict[str, Any]) -> dict[str, Any]:
     """The nested fields a family's ``promote`` names, under the names rooftop reads (null ones left out)."""
     out: dict[str, Any] = {}
     for path, name in arch.get("promote", {}).items():

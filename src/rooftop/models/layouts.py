@@ -20,12 +20,10 @@ from collections.abc import Callable
 from typing import Any
 
 from rooftop.errors import SpecError
+from rooftop.models.config_schema import MAX_HEADS, MAX_WIDTH
 from rooftop.models.fields import count_field
 from rooftop.models.mixers import RGLRU, AttentionShape, ShortConv
 from rooftop.models.spec import DENSE_MOE
-
-MAX_MLP_WIDTH = 1 << 22  # config_schema's bounds: intermediate_size, heads
-MAX_HEADS = 1 << 16
 
 
 def layout_fields(config: dict[str, Any], model_type: str, fields: dict[str, Any]) -> dict[str, Any]:
@@ -119,7 +117,7 @@ def _lfm2(config: dict[str, Any], fields: dict[str, Any], adjust: bool = True, l
                 raise SpecError(f"field 'block_ffn_dim_multiplier' must be a positive number, got {multiplier!r}")
             multiple = count_field(config, "block_multiple_of", 256, minimum=1)
             width = -(-int(multiplier * width) // multiple) * multiple
-        if width > MAX_MLP_WIDTH:
+        if width > MAX_WIDTH:
             raise SpecError(f"block_ffn_dim_multiplier and block_multiple_of make an MLP {width:,} wide")
         out["ffn"] = width
     return out
@@ -231,11 +229,10 @@ def _recurrent_gemma(config: dict[str, Any], fields: dict[str, Any]) -> dict[str
     Its MLP is gated with biases, ``intermediate_size // 2`` wide (``RecurrentGemmaMlp``); its
     attention layers are windowed (``attention_window_size``), with an o_proj bias only.
     """
-    width = count_field(config, "lru_width", fields["hidden"], minimum=1)
-    rglru = RGLRU(width, fields["heads"], count_field(config, "conv1d_width", 4, minimum=1))
     out: dict[str, Any] = {"ffn": fields["ffn"] // 2}
     if "rglru" in fields.get("mixers", ()):
-        out["rglru"] = rglru
+        width = count_field(config, "lru_width", fields["hidden"], minimum=1)
+        out["rglru"] = RGLRU(width, fields["heads"], count_field(config, "conv1d_width", 4, minimum=1))
     return out
 
 

@@ -287,10 +287,6 @@ class RGLRU:
         """Per sequence and layer: the state (one value per channel) and the convolution window."""
         return self.width + self.width * (self.conv_kernel - 1)
 
-    def gate_flops_per_token(self) -> float:
-        """Both block-diagonal gates: 2 × (2 · width · block)."""
-        return 2.0 * 2 * self.width * self.block
-
 
 @dataclass(frozen=True)
 class Indexer:
