@@ -30,6 +30,7 @@ _QUANTITY = re.compile(r"^\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za
 MAX_BYTES_PER_S = 1e18
 MAX_FLOP_PER_S = 1e21
 MAX_SECONDS = 1e9
+MAX_TOKENS = 1 << 24  # sequences in a batch, tokens in a prompt or context: 16,777,216
 
 
 def _positive(value: float, text: str, what: str, high: float) -> float:

@@ -7,7 +7,7 @@ import pytest
 from rooftop.api import analyze
 from rooftop.core.points import Phase
 from rooftop.core.workload import Workload
-from rooftop.diagnose.evidence import MemoryEvidence
+from rooftop.diagnose.evidence.memory import MemoryEvidence
 from rooftop.diagnose.rules.does_not_fit import what_fits
 from rooftop.hardware.catalog import get_roofs
 from rooftop.models.presets import load_preset

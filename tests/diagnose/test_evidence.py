@@ -1,8 +1,10 @@
-"""diagnose/evidence.py: typed sections read from the JSON their producers write."""
+"""diagnose/evidence/: typed sections read from the JSON their producers write."""
 
 from __future__ import annotations
 
-from rooftop.diagnose.evidence import LaunchEvidence, LiveEvidence, ProfileEvidence, TimelineEvidence
+from rooftop.diagnose.evidence.live import LiveEvidence
+from rooftop.diagnose.evidence.profile import ProfileEvidence
+from rooftop.diagnose.evidence.timeline import LaunchEvidence, TimelineEvidence
 
 
 def test_timeline_from_its_artifact_section() -> None:

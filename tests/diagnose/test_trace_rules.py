@@ -7,7 +7,7 @@ from typing import Any
 from rooftop.core.points import Phase, RooflinePoint, Source
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, Roofs
 from rooftop.diagnose.engine import Evidence
-from rooftop.diagnose.evidence import TimelineEvidence
+from rooftop.diagnose.evidence.timeline import TimelineEvidence
 from rooftop.diagnose.rules.measured_below_roof import measured_below_roof
 from rooftop.diagnose.rules.trace_comm_exposed import trace_comm_exposed
 from rooftop.diagnose.rules.trace_idle_gaps import trace_idle_gaps

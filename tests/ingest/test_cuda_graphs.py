@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rooftop.core.roofs import Roofs
 from rooftop.diagnose.engine import Evidence
-from rooftop.diagnose.evidence import TimelineEvidence
+from rooftop.diagnose.evidence.timeline import TimelineEvidence
 from rooftop.diagnose.rules.trace_launch_overhead import trace_launch_overhead
 from rooftop.ingest.timeline import analyse
 from tests.ingest.conftest import real

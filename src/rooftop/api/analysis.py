@@ -49,7 +49,7 @@ def analyze_one(
     from rooftop.analytic.memory import budget
     from rooftop.analytic.summary import memory_at, totals_at
     from rooftop.diagnose.engine import Evidence, diagnose
-    from rooftop.diagnose.evidence import MemoryEvidence
+    from rooftop.diagnose.evidence.memory import MemoryEvidence
 
     ev = evaluate(spec, workload, roofs)
     if transform is not None:

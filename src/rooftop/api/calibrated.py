@@ -19,7 +19,7 @@ from rooftop.core.points import Phase
 from rooftop.core.roofs import Roofs
 from rooftop.core.workload import Workload
 from rooftop.diagnose.engine import Evidence, diagnose
-from rooftop.diagnose.evidence import MemoryEvidence
+from rooftop.diagnose.evidence.memory import MemoryEvidence
 from rooftop.errors import MeasurementError
 from rooftop.measure import cache, calibrate
 from rooftop.measure.roofs import check_device

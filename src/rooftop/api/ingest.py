@@ -18,7 +18,7 @@ from rooftop.core.artifact import Result, Run
 from rooftop.core.points import Source
 from rooftop.core.roofs import Roofs
 from rooftop.diagnose.engine import Evidence, diagnose
-from rooftop.diagnose.evidence import TimelineEvidence
+from rooftop.diagnose.evidence.timeline import TimelineEvidence
 from rooftop.errors import TraceFormatError
 from rooftop.ingest import steps, timeline, trace_points
 from rooftop.ingest.builder import INT64_BOUND

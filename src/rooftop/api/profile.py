@@ -21,7 +21,7 @@ from rooftop.core.points import Phase, RooflinePoint
 from rooftop.core.roofs import Roofs
 from rooftop.core.workload import Workload
 from rooftop.diagnose.engine import Evidence, diagnose
-from rooftop.diagnose.evidence import ProfileEvidence
+from rooftop.diagnose.evidence.profile import ProfileEvidence
 from rooftop.errors import MeasurementError
 from rooftop.measure import cache, calibrate, decode_model
 from rooftop.measure.points import measured_points, step_summary

@@ -14,7 +14,7 @@ from rooftop.core.points import Phase, RooflinePoint, Source
 from rooftop.core.roofs import Roofs
 from rooftop.core.totals import Totals
 from rooftop.diagnose.engine import Evidence, diagnose
-from rooftop.diagnose.evidence import LiveEvidence, LiveUtilisation
+from rooftop.diagnose.evidence.live import LiveEvidence, LiveUtilisation
 from rooftop.serving.watch import Observation, Window
 
 LATENCIES = ("ttft_s", "itl_s", "tpot_s", "e2e_s", "queue_s", "prefill_s", "decode_s", "inference_s")

@@ -15,8 +15,8 @@ from typing import Any
 import click
 
 from rooftop.core.atomic import check_target
-from rooftop.core.workload import MAX_TOKENS as WORKLOAD_MAX
 from rooftop.errors import ReportError, WorkloadError
+from rooftop.units import MAX_TOKENS as WORKLOAD_MAX
 
 MAX_TOKENS = WORKLOAD_MAX  # prompt, context and output tokens per request: 16,777,216
 MAX_SEQUENCES = WORKLOAD_MAX  # batch (sequences per step)

@@ -23,9 +23,9 @@ from numpy.typing import NDArray
 from rooftop.core.points import Phase
 from rooftop.dtypes import dtype as lookup_dtype
 from rooftop.errors import WorkloadError
+from rooftop.units import MAX_TOKENS
 
 ATTENTION_IMPLS = ("flash", "materialized")
-MAX_TOKENS = 1 << 24  # sequences in a batch, tokens in a prompt or context: 16,777,216
 
 
 @dataclass(frozen=True)

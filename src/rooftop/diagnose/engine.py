@@ -15,10 +15,13 @@ from typing import TYPE_CHECKING, Any
 from rooftop.core.findings import Finding
 from rooftop.core.points import RooflinePoint
 from rooftop.core.roofs import Roofs
-from rooftop.diagnose.evidence import LiveEvidence, MemoryEvidence, ProfileEvidence, TimelineEvidence
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: each source loads its own evidence module
     from rooftop.core.totals import Totals
+    from rooftop.diagnose.evidence.live import LiveEvidence
+    from rooftop.diagnose.evidence.memory import MemoryEvidence
+    from rooftop.diagnose.evidence.profile import ProfileEvidence
+    from rooftop.diagnose.evidence.timeline import TimelineEvidence
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from rooftop.core.points import Phase, RooflinePoint, Source
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, Roofs
 from rooftop.core.totals import Totals
 from rooftop.diagnose.engine import Evidence
-from rooftop.diagnose.evidence import ProfileEvidence
+from rooftop.diagnose.evidence.profile import ProfileEvidence
 
 ROOFS = Roofs("cpu:toy", (ComputeRoof("fp32", 100e9),), (MemoryRoof("hbm", 20e9),))  # ridge 5 FLOP/B
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rooftop.diagnose.engine import Evidence
-from rooftop.diagnose.evidence import LiveEvidence, LiveUtilisation
+from rooftop.diagnose.evidence.live import LiveEvidence, LiveUtilisation
 from rooftop.hardware.catalog import get_roofs
 
 

@@ -27,7 +27,7 @@ def test_a_host_bound_profile_says_why_mbu_is_low():
     # 57.2 ms step is between operators, so the measured MBU is 1 %. The finding said "MBU 1% at the
     # roof" (a WARN): it now says the host, not the roof, binds, and leaves the WARN to launch-bound-step.
     from rooftop.diagnose.engine import Evidence
-    from rooftop.diagnose.evidence import ProfileEvidence
+    from rooftop.diagnose.evidence.profile import ProfileEvidence
     from tests.diagnose.rules.conftest import ROOFS, make_totals
 
     prof = ProfileEvidence(step_time_s=57.2e-3, gap_s=55.2e-3, gap_share=0.965)

@@ -7,12 +7,16 @@ that fits: a tensor-parallel degree, a narrower weight dtype or a narrower KV dt
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding, Remedy
 from rooftop.diagnose.engine import Evidence, rule
-from rooftop.diagnose.evidence import MemoryEvidence
 from rooftop.dtypes import dtype as lookup_dtype
 from rooftop.units import GIB
+
+if TYPE_CHECKING:
+    from rooftop.diagnose.evidence.memory import MemoryEvidence
 
 TP_DEGREES = (2, 4, 8, 16)
 WEIGHT_DTYPES = ("fp8", "int4")

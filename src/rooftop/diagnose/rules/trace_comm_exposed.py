@@ -5,7 +5,7 @@ from __future__ import annotations
 from rooftop.core.enums import Severity
 from rooftop.core.findings import Finding
 from rooftop.diagnose.engine import Evidence, rule
-from rooftop.diagnose.evidence import TimelineEvidence
+from rooftop.diagnose.evidence.timeline import TimelineEvidence
 from rooftop.diagnose.remedies import CHECK_FIRST, REMEDIES
 
 EXPOSED_SHARE = 0.10  # of the GPU span
