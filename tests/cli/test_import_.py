@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
-from tests.conftest import data_path, run_cli
+import pytest
+
+from tests.conftest import SRC, data_path, run_cli
 
 
 def test_trace_json_has_the_documented_keys() -> None:
@@ -145,6 +151,25 @@ def test_json_import_starts_without_rich_or_the_analytic_engine() -> None:
     assert "rooftop.ingest.kineto" in loaded  # the reader did load
     assert not {m for m in loaded if m.split(".")[0] == "rich"} and "rooftop.analytic.engine" not in loaded
     assert "rooftop.hardware.catalog" not in loaded and "rooftop.core.totals" not in loaded  # tables only / read back
+    assert "rooftop.core.workload" not in loaded  # the option types take MAX_TOKENS from units
+    assert {m for m in loaded if m.startswith("rooftop.diagnose.evidence.")} == {"rooftop.diagnose.evidence.timeline"}
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace (scripts/setup-e2e installs it)")
+def test_import_does_not_thrash_the_interpreters_frame_stack(tmp_path) -> None:
+    # CPython 3.11/3.12 map and unmap a 16 KiB frame-stack chunk at every call that crosses a chunk
+    # boundary (CPython gh-142183). numpy imported at the bottom of the command's import chain did so
+    # ~400-1,400 times (its typing modules); cli/main.py imports it first. Counted with strace: 1 chunk now.
+    log = tmp_path / "mmap.log"
+    trace = str(data_path("hta-traces", "triton_example.json.gz"))
+    env = {**os.environ, "PYTHONPATH": str(SRC), "OPENBLAS_NUM_THREADS": "1"}
+    argv = ["strace", "-f", "-e", "trace=mmap", "-o", str(log), sys.executable, "-m", "rooftop", "import", trace, "--json"]
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
+    if proc.returncode != 0 and "ptrace" in proc.stderr:
+        pytest.skip(f"strace cannot trace here: {proc.stderr.strip()[:200]}")
+    assert proc.returncode == 0, proc.stderr[-500:]
+    chunks = [line for line in log.read_text().splitlines() if "mmap(NULL, 16384, PROT_READ|PROT_WRITE" in line]
+    assert len(chunks) < 20, f"{len(chunks)} frame-stack chunks mapped"
 
 
 def test_api_analyze_default_matches_the_analytic_one() -> None:
