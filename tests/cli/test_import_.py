@@ -163,8 +163,14 @@ def test_import_does_not_thrash_the_interpreters_frame_stack(tmp_path) -> None:
     log = tmp_path / "mmap.log"
     trace = str(data_path("hta-traces", "triton_example.json.gz"))
     env = {**os.environ, "PYTHONPATH": str(SRC), "OPENBLAS_NUM_THREADS": "1"}
-    argv = ["strace", "-f", "-e", "trace=mmap", "-o", str(log), sys.executable, "-m", "rooftop", "import", trace, "--json"]
-    proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
+    rooftop = [sys.executable, "-m", "rooftop", "import", trace, "--json"]
+    proc = subprocess.run(
+        ["strace", "-f", "-e", "trace=mmap", "-o", str(log), *rooftop],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     if proc.returncode != 0 and "ptrace" in proc.stderr:
         pytest.skip(f"strace cannot trace here: {proc.stderr.strip()[:200]}")
     assert proc.returncode == 0, proc.stderr[-500:]
