@@ -56,8 +56,8 @@ HTA_CODE = (
 )
 
 
-def once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(wall s, CPU s: user + sys of the child, from the kernel's rusage)."""
+def once(argv: list[str], env: dict[str, str]) -> tuple[float, float, int]:
+    """(wall s, CPU s: user + sys of the child, minor page faults), from the kernel's rusage."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, timeout=600)
@@ -65,7 +65,8 @@ def once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise SystemExit(f"{argv[0]} failed: {proc.stderr.strip().splitlines()[-1:]}")
-    return took, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return took, cpu, after.ru_minflt - before.ru_minflt
 
 
 def describe(name: str, xs: list[float]) -> str:
@@ -73,8 +74,8 @@ def describe(name: str, xs: list[float]) -> str:
     return f"{name:8} {statistics.mean(xs) * 1e3:8.0f} ms ± {sd * 1e3:5.0f}   min {min(xs) * 1e3:6.0f} ms"
 
 
-def measure(trace: Path, runs: int, warmup: int) -> dict[str, list[tuple[float, float]]]:
-    """(wall, CPU) of each interleaved run of rooftop, HTA and the floor on one trace."""
+def measure(trace: Path, runs: int, warmup: int) -> dict[str, list[tuple[float, float, int]]]:
+    """(wall, CPU, page faults) of each interleaved run of rooftop, HTA and the floor on one trace."""
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryDirectory(prefix="rooftop-cold-") as tmp:
@@ -90,14 +91,14 @@ def measure(trace: Path, runs: int, warmup: int) -> dict[str, list[tuple[float, 
         for _ in range(warmup):
             for argv, tool_env in argvs.values():
                 once(argv, tool_env)
-        times: dict[str, list[tuple[float, float]]] = {tool: [] for tool in argvs}
+        times: dict[str, list[tuple[float, float, int]]] = {tool: [] for tool in argvs}
         for _ in range(runs):
             for tool, (argv, tool_env) in argvs.items():
                 times[tool].append(once(argv, tool_env))
     return times
 
 
-def report(trace: Path, runs: int, times: dict[str, list[tuple[float, float]]]) -> tuple[float, float]:
+def report(trace: Path, runs: int, times: dict[str, list[tuple[float, float, int]]]) -> tuple[float, float]:
     """Print one trace's numbers; its (CPU, wall) ratios of HTA's mean to rooftop's."""
     la = os.getloadavg()
     print(f"{trace.name} ({trace.stat().st_size / 1e3:.0f} kB), {runs} runs each, interleaved; "
@@ -113,6 +114,10 @@ def report(trace: Path, runs: int, times: dict[str, list[tuple[float, float]]]) 
         print(f"rooftop is {ratios[-1]:.1f}x faster (means), "
               f"{min(theirs) / min(mine):.1f}x (minima); target >= 5x; the floor alone: "
               f"{statistics.mean(theirs) / statistics.mean(least):.1f}x (means)")  # fmt: skip
+    # Page faults are system time; a jump here is memory touched anew (CPython's frame-stack chunks
+    # mapped and unmapped at a boundary were 1,440 of them: docs/import.md).
+    faults = {tool: statistics.median(x[2] for x in times[tool]) for tool in times}
+    print("minor page faults (medians): " + ", ".join(f"{tool} {n:,.0f}" for tool, n in faults.items()))
     return ratios[0], ratios[1]
 
 
