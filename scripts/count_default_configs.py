@@ -48,6 +48,7 @@ REFUSED = {
     "moshi": "audio codebooks",
     "modernbert-decoder": "ModernBERT's prediction head",
     "bert-generation": "a BERT encoder stack",
+    "evolla": "a protein encoder",
     **dict.fromkeys(
         (
             "bert big_bird camembert data2vec-text electra ernie megatron-bert rembert roberta"

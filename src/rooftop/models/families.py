@@ -345,6 +345,7 @@ UNMODELLED_FIELDS = {
     "compress_ratios": "compressed sparse attention (DeepSeek-V4)",
     "hc_mult": "hyper-connections (DeepSeek-V4)",
     "audio_config": "an audio tower (encoder and projector)",
+    "protein_encoder_config": "a protein encoder with cross-attention aligner layers (Evolla)",
     # BERT, RoBERTa, ELECTRA, XLM-R...: token-type embeddings, post-norm encoder layers, a pooler
     "type_vocab_size": "token-type embeddings (a BERT-style encoder)",
 }
