@@ -32,6 +32,16 @@ def test_version():
     assert p.returncode == 0 and "rooftop" in p.stdout
 
 
+@pytest.mark.parametrize("group", ["models", "hardware"])
+def test_a_group_without_its_subcommand_prints_its_help(group):
+    # click raises NoArgsIsHelpError (a UsageError): it was flattened into one error line with
+    # literal \n sequences; now the help on stdout, exit 0, as bare `rooftop`
+    p = run_cli(group)
+    assert p.returncode == 0 and p.stderr == ""
+    assert p.stdout.startswith(f"Usage: rooftop {group} [OPTIONS] COMMAND") and "\\n" not in p.stdout
+    assert "Commands:" in p.stdout and "list" in p.stdout
+
+
 def test_unknown_command_exits_2():
     assert run_cli("frobnicate").returncode == 2
 

@@ -136,6 +136,9 @@ def main(argv: list[str] | None = None) -> None:
         code = cli.main(args=args, prog_name="rooftop", standalone_mode=False)
         if isinstance(code, int) and code:
             sys.exit(code)
+    except click.exceptions.NoArgsIsHelpError as exc:  # a group without its subcommand: its help, as bare `rooftop`
+        click.echo(exc.ctx.get_help() if exc.ctx else exc.format_message())
+        sys.exit(0)
     except click.UsageError as exc:
         where = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx else ""
         click.echo(f"rooftop: error: {one_line(exc.format_message())}{where}", err=True)
