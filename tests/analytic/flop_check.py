@@ -137,6 +137,29 @@ SHRINK: dict[str, dict[str, Any]] = {
         "num_kv_shared_layers": 3,
         "use_double_wide_mlp": True,
     },
+    # GPT-2-style field names (n_embd, n_head, n_inner), partial rotary, ALiBi, parallel blocks
+    "bloom": {"n_embed": 64, "num_attention_heads": 4, "n_layer": 2, "vocab_size": 128},
+    "gpt-bigcode": {"n_embd": 64, "n_head": 4, "n_layer": 2, "n_inner": 96, "vocab_size": 128, "n_positions": 128},
+    "gpt-j": {"n_embd": 64, "n_head": 4, "n_layer": 2, "n_inner": 96, "vocab_size": 128, "rotary_dim": 8},
+    "codegen": {"n_embd": 64, "n_head": 4, "n_layer": 2, "n_inner": 96, "vocab_size": 128, "rotary_dim": 8},
+    "falcon-7b": {"hidden_size": 64, "num_attention_heads": 4, "n_head": 4, "num_hidden_layers": 2, "n_layer": 2},
+    "phi-3": {**SMALL, "num_hidden_layers": 2, "num_key_value_heads": 2, "pad_token_id": 0},
+    "phi-4": {**SMALL, "num_hidden_layers": 2, "num_key_value_heads": 2, "pad_token_id": 0},
+    "stablelm": {**SMALL, "num_hidden_layers": 2, "num_key_value_heads": 2, "head_dim": None},
+    "starcoder2": {**SMALL, "num_hidden_layers": 2, "num_key_value_heads": 2, "head_dim": None, "sliding_window": 64},
+    "qwen3": {**SMALL, "num_hidden_layers": 2, "num_key_value_heads": 2},
+    "mistral-3": {**SMALL, "num_hidden_layers": 2, "num_key_value_heads": 2},  # Mistral Small 3.1's text part
+    "exaone-4": {**SMALL, "num_hidden_layers": 4, "num_key_value_heads": 2, "sliding_window": 64},
+    "olmo-3": {**SMALL, "num_hidden_layers": 4, "num_key_value_heads": 2, "sliding_window": 64, "pad_token_id": 0},
+    "minimax-m2": {  # partial rotary (rotary_dim), q/k norms over all heads, 4 experts of top-2
+        **SMALL,
+        "num_hidden_layers": 2,
+        "num_key_value_heads": 2,
+        "rotary_dim": 8,
+        "num_local_experts": 4,
+        "num_experts_per_tok": 2,
+        "pad_token_id": 0,
+    },
 }
 
 
@@ -207,6 +230,10 @@ def shrunk_config(family: str) -> dict[str, Any]:
     )
     text = {k: v for k, v in text.items() if k not in ("auto_map", "quantization_config", "rope_scaling")}
     shrunk = {**text, **(SHRINK["deepseek-v3"] if family == "deepseek-v3.2" else {}), **SHRINK[family]}
+    layers = shrunk.get("num_hidden_layers")
+    for key in ("layer_types", "mlp_layer_types"):  # the real per-layer lists, cut to the shrunken depth
+        if isinstance(shrunk.get(key), list) and isinstance(layers, int) and len(shrunk[key]) > layers:
+            shrunk[key] = shrunk[key][:layers]
     return {k: v for k, v in shrunk.items() if v is not None}
 
 

@@ -43,6 +43,20 @@ EXACT = [
     "opt",
     "opt-350m",
     "mpt",
+    "bloom",
+    "gpt-bigcode",
+    "gpt-j",
+    "codegen",
+    "falcon-7b",
+    "phi-3",
+    "phi-4",
+    "stablelm",
+    "starcoder2",
+    "qwen3",
+    "mistral-3",
+    "exaone-4",
+    "olmo-3",
+    "minimax-m2",
 ]
 
 
