@@ -27,6 +27,14 @@ from rooftop.torchops.kernel_classes import _depth0, classify, collective_of, sh
         ("triton_red_fused_sum_1", "reduce"),
         ("void fbgemm_gpu::split_embedding_backward_codegen_rowwise_adagrad_kernel<float>()", "embedding"),
         ("some_unknown_kernel", "other"),
+        # vLLM / SGLang serving kernels (names as nsys and torch.profiler print them)
+        ("fused_moe_kernel", "gemm"),
+        ("_fused_moe_kernel", "gemm"),
+        ("fused_moe_kernel_gptq_awq", "gemm"),
+        ("void marlin::Marlin<(long)1125899906910725, 256, 1, 8, 8, true, false, 4, 8>(int4 const*)", "gemm"),
+        ("void marlin_moe_wna16::Marlin<(long)1125899906910725, 256, 1, 8, 8, true, false, 4, 8>(int4 const*)", "gemm"),
+        ("void wvSplitK_hf_sml_<__hip_bfloat16, 64, 1, 16, 8, 4, 4>(int, int, int, int, int, int)", "gemv"),
+        ("moe_align_block_size_kernel", "other"),  # the routing sort, not a GEMM
     ],
 )
 def test_classes(name: str, cls: str) -> None:
