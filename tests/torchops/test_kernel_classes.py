@@ -35,6 +35,24 @@ from rooftop.torchops.kernel_classes import _depth0, classify, collective_of, sh
         ("void marlin_moe_wna16::Marlin<(long)1125899906910725, 256, 1, 8, 8, true, false, 4, 8>(int4 const*)", "gemm"),
         ("void wvSplitK_hf_sml_<__hip_bfloat16, 64, 1, 16, 8, 4, 4>(int, int, int, int, int, int)", "gemv"),
         ("moe_align_block_size_kernel", "other"),  # the routing sort, not a GEMM
+        (
+            "void vllm::reshape_and_cache_flash_kernel<__nv_bfloat16, __nv_bfloat16, (vllm::Fp8KVCacheDataType)0>()",
+            "kv_cache",
+        ),
+        (
+            "void vllm::concat_and_cache_mla_kernel<__nv_bfloat16, __nv_bfloat16, (vllm::Fp8KVCacheDataType)0>()",
+            "kv_cache",
+        ),
+        ("_fwd_kernel_stage1", "attention"),
+        ("_fwd_grouped_kernel_stage1", "attention"),
+        ("_fwd_kernel", "attention"),
+        ("_chunk_scan_fwd_kernel", "other"),  # a Mamba scan, not attention: the pattern is anchored
+        ("_per_token_group_quant_fp8", "elementwise"),
+        ("void vllm::scaled_fp8_quant_kernel<c10::BFloat16, c10::Float8_e4m3fn>()", "elementwise"),
+        (
+            "void at::native::(anonymous namespace)::indexSelectLargeIndex<c10::BFloat16, long, unsigned int>()",
+            "embedding",
+        ),
     ],
 )
 def test_classes(name: str, cls: str) -> None:
