@@ -128,16 +128,12 @@ def main(argv: list[str] | None = None) -> None:
     The console script runs it through :func:`rooftop.cli.run` (its garbage-collection settings).
     """
     args = sys.argv[1:] if argv is None else argv
-    if not args and not os.environ.get("_ROOFTOP_COMPLETE"):  # bare `rooftop`: the help, and success
-        with click.Context(cli, info_name="rooftop") as ctx:
-            click.echo(cli.get_help(ctx))
-        sys.exit(0)
     try:
         code = cli.main(args=args, prog_name="rooftop", standalone_mode=False)
         if isinstance(code, int) and code:
             sys.exit(code)
-    except click.exceptions.NoArgsIsHelpError as exc:  # a group without its subcommand: its help, as bare `rooftop`
-        click.echo(exc.ctx.get_help() if exc.ctx else exc.format_message())
+    except click.exceptions.NoArgsIsHelpError as exc:  # bare `rooftop`, or a group without its subcommand
+        click.echo(exc.format_message())  # the help, and success
         sys.exit(0)
     except click.UsageError as exc:
         where = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx else ""

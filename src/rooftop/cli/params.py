@@ -16,10 +16,9 @@ import click
 
 from rooftop.core.atomic import check_target
 from rooftop.errors import ReportError, WorkloadError
-from rooftop.units import MAX_TOKENS as WORKLOAD_MAX
+from rooftop.units import MAX_TOKENS as MAX_TOKENS  # prompt, context and output tokens per request: 16,777,216
 
-MAX_TOKENS = WORKLOAD_MAX  # prompt, context and output tokens per request: 16,777,216
-MAX_SEQUENCES = WORKLOAD_MAX  # batch (sequences per step)
+MAX_SEQUENCES = MAX_TOKENS  # batch (sequences per step)
 MAX_TP = 1 << 10  # tensor-parallel degree
 MAX_STEPS = 1 << 20  # profiled decode steps
 DAY_S = 86400.0  # the longest wait a duration option takes by default
