@@ -5,13 +5,12 @@ int4 and fp4 are half a byte: bytes are floats here, never ``bits // 8``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from rooftop.errors import WorkloadError, did_you_mean, quoted
 
 
-@dataclass(frozen=True)
-class DType:
+class DType(msgspec.Struct, frozen=True):
     """One numeric format: ``bits`` per element and the compute roof key it uses."""
 
     name: str

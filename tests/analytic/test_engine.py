@@ -56,7 +56,7 @@ def test_link_bound_all_reduce(tiny, toy_roofs):
 
 
 def test_tp_needs_a_link_roof(tiny, toy_roofs):
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     no_link = replace(toy_roofs, memory=toy_roofs.memory[:1])
     with pytest.raises(CatalogError, match="interconnect"):

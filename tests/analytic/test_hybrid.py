@@ -82,7 +82,7 @@ def test_falcon_h1_parallel_layers_get_attention_and_mamba_operators():
 
 
 def test_qwen3_next_long_context_kv_is_a_quarter_of_an_all_attention_model():
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     spec = load_config_file(CONFIGS / "qwen3-next")
     w = Workload(phase=Phase.DECODE, context=131_072)  # 131,073 tokens after the step

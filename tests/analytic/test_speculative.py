@@ -1,8 +1,8 @@
 import math
-from dataclasses import replace
 
 import numpy as np
 import pytest
+from msgspec.structs import replace
 
 from rooftop.analytic.engine import evaluate
 from rooftop.analytic.speculative import (

@@ -67,7 +67,7 @@ def test_data_parallel_engines_are_accounted_per_engine(tiny: LiveModel) -> None
     # Two data-parallel engines behind one endpoint (vLLM engine="0", "1") each ran the window of
     # test_account_by_hand: the endpoint's counters and running requests are twice one engine's, and
     # each engine runs its half on its own GPUs: per-engine MFU/MBU and batch equal one engine's.
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     one = {"prompt_tokens": 100, "generation_tokens": 120, "requests_finished": 10}
     alone = account(win(one, {"requests_running": 3.0}), tiny)

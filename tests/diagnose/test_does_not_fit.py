@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from msgspec.structs import replace
 
 from rooftop.api import analyze
 from rooftop.core.points import Phase
@@ -16,7 +17,7 @@ from rooftop.units import GIB
 
 def _decode(**kw):  # type: ignore[no-untyped-def]
     w = Workload(phase=Phase.DECODE, batch=1, context=2048, weight_dtype="fp16", act_dtype="fp16", kv_dtype="fp16")
-    return analyze(load_preset("llama-2-70b"), get_roofs("h100-sxm"), [w.__class__(**{**w.__dict__, **kw})])
+    return analyze(load_preset("llama-2-70b"), get_roofs("h100-sxm"), [replace(w, **kw)])
 
 
 def test_llama2_70b_fp16_on_one_h100_does_not_fit() -> None:

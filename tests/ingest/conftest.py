@@ -87,21 +87,20 @@ def write_trace(path: Path, events: list[Any], gz: bool = False, **top: Any) -> 
 
 def assert_same_trace(a: Trace, b: Trace) -> None:
     """Every table column, interned list, step, NCCL arg, skip reason and header key equal (NaN == NaN)."""
-    import dataclasses
-
+    import msgspec
     import numpy as np
 
-    for f in dataclasses.fields(a):
-        x, y = getattr(a, f.name), getattr(b, f.name)
-        if dataclasses.is_dataclass(x):
-            for g in dataclasses.fields(x):
-                u, v = getattr(x, g.name), getattr(y, g.name)
+    for name in a.__struct_fields__:
+        x, y = getattr(a, name), getattr(b, name)
+        if isinstance(x, msgspec.Struct):
+            for column in x.__struct_fields__:
+                u, v = getattr(x, column), getattr(y, column)
                 if isinstance(u, np.ndarray):
-                    assert u.dtype == v.dtype and np.array_equal(u, v, equal_nan=True), f"{f.name}.{g.name}"
+                    assert u.dtype == v.dtype and np.array_equal(u, v, equal_nan=True), f"{name}.{column}"
                 else:
-                    assert u == v, f"{f.name}.{g.name}"
-        elif f.name != "path":
-            assert x == y, f.name
+                    assert u == v, f"{name}.{column}"
+        elif name != "path":
+            assert x == y, name
 
 
 # DeepSeek's DualPipe training trace (deepseek-ai/profile-data, train.json) carries no licence, so it is

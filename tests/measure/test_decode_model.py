@@ -1,8 +1,8 @@
 """The decode model: NNLS, the two GEMM routes, the fresh-page feature, and recovery of known parameters."""
 
 import json
-from dataclasses import asdict
 
+import msgspec
 import pytest
 
 from rooftop.api.analysis import analyze_one
@@ -77,7 +77,7 @@ def test_fit_recovers_a_known_model_and_predicts_the_held_out_grid():
     for cls in ("lm_head", "q_proj"):
         assert [getattr(model.classes[cls], x) for x in ("gemv", "packed", "compute")] == pytest.approx([1.5, 3.0, 1.2])
     assert model.classes["attention"].to_dict()["coef"] == pytest.approx([20e-6, 0.0, 9.0], abs=1e-9)
-    assert asdict(model.residual) == pytest.approx(TRUE["residual"], rel=1e-6, abs=1e-9)
+    assert msgspec.structs.asdict(model.residual) == pytest.approx(TRUE["residual"], rel=1e-6, abs=1e-9)
     assert max(model.train_abs_error) < 1e-9 and "attn_norm" not in model.classes
     assert model.profiler_factor == pytest.approx(1 / 1.2) and model.left_out is None
     for b, c in HELD_OUT:
@@ -105,7 +105,7 @@ def test_a_shape_a_burst_slowed_is_left_out_and_named():
     train[k] = dm.Sample(train[k].points, train[k].class_times_s, train[k].step_s * 1.6)
     model = dm.fit(train, 100e9, 20e9)
     assert [8.0, 1024] in [list(s[:2]) for s in model.left_out or ()] and len(model.left_out or ()) <= len(SHAPES) // 5
-    assert asdict(model.residual) == pytest.approx(TRUE["residual"], rel=1e-6, abs=1e-9)
+    assert msgspec.structs.asdict(model.residual) == pytest.approx(TRUE["residual"], rel=1e-6, abs=1e-9)
 
 
 def test_the_cached_json_keeps_its_keys_and_reads_back():

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
+from msgspec.structs import replace
 
 from rooftop.core.roofs import RoofKind
 from rooftop.report.chart import ROOF_DASH, build_chart

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from rooftop.api.ingest import import_path
 from rooftop.report.html_sections import differing_fields, identity_section, import_sections, run_heading

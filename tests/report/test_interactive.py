@@ -33,7 +33,7 @@ def test_roofline_traces_and_hover() -> None:
 
 
 def test_labels_are_escaped_for_plotly() -> None:
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     run = decode_run()
     evil = replace(run.results[0], points=tuple(replace(p, label="<b>x</b>") for p in run.results[0].points))

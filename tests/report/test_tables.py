@@ -32,7 +32,7 @@ def test_roofs_line():
 
 
 def test_markup_in_names_is_escaped():
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     spec = replace(load_preset("gpt2"), name="[bold red]evil[/]")
     run = analyze(spec, get_roofs("h100-sxm"), [Workload(phase=Phase.DECODE, context=512)])

@@ -116,7 +116,7 @@ def watch_accounts(prom: Prometheus, job: str, live: Any, te: float, window_s: f
     is made for the last scrape at each end and the one before it: four windows, one of which the
     recorded values must equal.
     """
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from rooftop.api.window import analyse_window
     from rooftop.serving.sources import prometheus_instant

@@ -12,7 +12,7 @@ from rooftop.serving.exporter import parse_address
 from rooftop.serving.exposition import parse
 from rooftop.serving.histograms import Histogram
 from rooftop.serving.rates import increase, rate
-from rooftop.serving.watch import JsonlLog, Observation, Watcher, file_or_url, observe
+from rooftop.serving.watch import JsonlLog, Observation, Watcher, Window, file_or_url, observe
 from tests.serving.stub_server import StubServer
 
 
@@ -142,7 +142,12 @@ def test_up_and_staleness_as_prometheus(tmp_path) -> None:
 
 def test_a_watch_polls_under_the_raised_threshold() -> None:
     seen = []
-    watcher = Watcher(["x"], fetch=lambda _src: (_ for _ in ()).throw(AssertionError("not polled")))
-    watcher.poll = lambda: seen.append(gc.get_threshold()[0]) or []  # type: ignore[method-assign]
+
+    class Probe(Watcher):
+        def poll(self) -> list[Window]:
+            seen.append(gc.get_threshold()[0])
+            return []
+
+    watcher = Probe(["x"], fetch=lambda _src: (_ for _ in ()).throw(AssertionError("not polled")))
     watcher.run(0.0, lambda _windows: None, polls=2)
     assert seen == [50_000, 50_000] and gc.get_threshold()[0] != 50_000

@@ -18,9 +18,10 @@ Conventions (docs/analytic.md, "Chunked prefill"), after vLLM's scheduler:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
 
+import msgspec
 import numpy as np
+from msgspec.structs import replace
 
 from rooftop.analytic.cost import Array
 from rooftop.analytic.decompose import Op
@@ -32,8 +33,7 @@ from rooftop.errors import WorkloadError
 from rooftop.models.spec import ModelSpec
 
 
-@dataclass(frozen=True)
-class ChunkedPrefill:
+class ChunkedPrefill(msgspec.Struct, frozen=True):
     """The chunk steps of one prompt beside ``decode_batch`` running sequences."""
 
     budget_tokens: int

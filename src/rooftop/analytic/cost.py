@@ -6,8 +6,7 @@ The formulas that produce it live in ``analytic/ops/``; the registry that finds 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-
+import msgspec
 import numpy as np
 from numpy.typing import NDArray
 
@@ -18,8 +17,7 @@ def _zero() -> Array:
     return np.zeros(())
 
 
-@dataclass(frozen=True)
-class OpCost:
+class OpCost(msgspec.Struct, frozen=True):
     """Cost of one occurrence of an operator (per GPU), as arrays over the workload grid.
 
     ``flops`` is what the kernel executes (hardware FLOPs, per the ``causal`` convention);
@@ -28,14 +26,14 @@ class OpCost:
     ``unit`` is 'tensor' (matrix units, the workload's compute dtype) or 'vector' (elementwise).
     """
 
-    flops: Array = field(default_factory=_zero)
-    model_flops: Array = field(default_factory=_zero)
-    weight_bytes: Array = field(default_factory=_zero)
-    act_in_bytes: Array = field(default_factory=_zero)
-    act_out_bytes: Array = field(default_factory=_zero)
-    kv_read_bytes: Array = field(default_factory=_zero)
-    kv_write_bytes: Array = field(default_factory=_zero)
-    link_bytes: Array = field(default_factory=_zero)
+    flops: Array = msgspec.field(default_factory=_zero)
+    model_flops: Array = msgspec.field(default_factory=_zero)
+    weight_bytes: Array = msgspec.field(default_factory=_zero)
+    act_in_bytes: Array = msgspec.field(default_factory=_zero)
+    act_out_bytes: Array = msgspec.field(default_factory=_zero)
+    kv_read_bytes: Array = msgspec.field(default_factory=_zero)
+    kv_write_bytes: Array = msgspec.field(default_factory=_zero)
+    link_bytes: Array = msgspec.field(default_factory=_zero)
     unit: str = "tensor"
 
     @property
@@ -46,5 +44,5 @@ class OpCost:
     def __add__(self, other: OpCost) -> OpCost:
         if self.unit != other.unit:
             raise ValueError("cannot add costs on different units")
-        values = {f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self) if f.name != "unit"}
+        values = {name: getattr(self, name) + getattr(other, name) for name in self.__struct_fields__ if name != "unit"}
         return OpCost(**values, unit=self.unit)

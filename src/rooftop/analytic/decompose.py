@@ -18,8 +18,9 @@ token; a prefill reads each cached key once, the union of the queries' sets).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from rooftop.analytic import hybrid
 from rooftop.analytic.cost import Array, OpCost
@@ -33,8 +34,7 @@ from rooftop.models.spec import ATTENTION_MIXERS, DENSE_MOE, PARALLEL, WINDOW_SU
 WEIGHT_ONLY_QUANT = ("int8", "int4", "fp4")
 
 
-@dataclass(frozen=True)
-class Op:
+class Op(msgspec.Struct, frozen=True):
     """One operator of the step: ``count`` identical occurrences (usually one per layer)."""
 
     name: str

@@ -17,9 +17,10 @@ Conventions (docs/analytic.md, "Disaggregated prefill/decode"), after DistServe 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
 
+import msgspec
 import numpy as np
+from msgspec.structs import replace
 
 from rooftop.analytic.engine import evaluate
 from rooftop.analytic.memory import budget
@@ -53,8 +54,7 @@ def link_rate(roofs: Roofs, link: str, tp: int) -> float:
     return roofs.bandwidth(level) * tp
 
 
-@dataclass(frozen=True)
-class Pools:
+class Pools(msgspec.Struct, frozen=True):
     """Prefill and decode pools for a request rate, and the latencies they give."""
 
     rate_per_s: float

@@ -12,9 +12,9 @@ All arrays broadcast over the workload grid, so one call evaluates thousands of 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 import numpy as np
 from numpy.typing import NDArray
 
@@ -30,8 +30,7 @@ from rooftop.models.spec import ModelSpec
 BOUNDS = np.array(["compute", "memory", "link"])
 
 
-@dataclass(frozen=True)
-class OpTiming:
+class OpTiming(msgspec.Struct, frozen=True):
     """An operator with its roof time (per occurrence) and binding roof, as grid arrays."""
 
     op: Op
@@ -40,8 +39,7 @@ class OpTiming:
     link_bytes_per_s: float = float("nan")  # the link roof its link bytes were timed on (NaN: none)
 
 
-@dataclass(frozen=True)
-class Evaluation:
+class Evaluation(msgspec.Struct, frozen=True):
     """Per-operator and total figures of one model × workload (grid) × roofs."""
 
     spec: ModelSpec

@@ -17,9 +17,9 @@ Conventions (docs/analytic.md, "Expert parallelism"), after DeepSeek-V3's servin
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
-
+import msgspec
 import numpy as np
+from msgspec.structs import replace
 
 from rooftop.analytic.cost import Array, OpCost
 from rooftop.analytic.decompose import Op
@@ -37,8 +37,7 @@ SCALE_BLOCK = 128  # channels per fp32 scale of an FP8 dispatch (DeepEP)
 SCALE_BYTES = 4.0
 
 
-@dataclass(frozen=True)
-class A2APreset:
+class A2APreset(msgspec.Struct, frozen=True):
     """The dtypes of the two all-to-alls of a MoE layer."""
 
     name: str
@@ -56,8 +55,7 @@ PRESETS = {
 }
 
 
-@dataclass(frozen=True)
-class ExpertParallel:
+class ExpertParallel(msgspec.Struct, frozen=True):
     """An EP layout: degree, link, all-to-all preset and the busiest rank's load factor."""
 
     ep: int
@@ -101,7 +99,7 @@ def bytes_per_token(spec: ModelSpec, layout: ExpertParallel) -> dict[str, float]
 
 
 def _scaled(c: OpCost, factor: float) -> OpCost:
-    values = {f.name: getattr(c, f.name) * factor for f in fields(c) if f.name != "unit"}
+    values = {name: getattr(c, name) * factor for name in c.__struct_fields__ if name != "unit"}
     return OpCost(**values, unit=c.unit)
 
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
 
+import msgspec
 import numpy as np
 from numpy.typing import NDArray
 
@@ -28,8 +28,7 @@ from rooftop.models.spec import ModelSpec
 DEFAULT_MEMORY_UTILIZATION = 0.9
 
 
-@dataclass(frozen=True)
-class MemoryBudget:
+class MemoryBudget(msgspec.Struct, frozen=True):
     """Bytes per GPU (arrays over the workload grid)."""
 
     capacity_bytes: float

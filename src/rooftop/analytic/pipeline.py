@@ -17,9 +17,9 @@ Conventions (docs/analytic.md, "Pipeline parallelism"):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
+import msgspec
 import numpy as np
+from msgspec.structs import replace
 
 from rooftop.analytic.engine import Evaluation, evaluate
 from rooftop.analytic.registry import OpKind, cost
@@ -34,8 +34,7 @@ LINKS = {"intra": "link", "inter": "network"}
 ENDS = {"embedding": "first", "head": "last"}
 
 
-@dataclass(frozen=True)
-class PipelinePlan:
+class PipelinePlan(msgspec.Struct, frozen=True):
     """A pipeline's stages for one step of ``microbatches`` micro-batches (times in seconds)."""
 
     stages: int

@@ -19,9 +19,10 @@ the ridge (seed 003 §7): :func:`ridge_new_tokens` gives the k + 1 where they cr
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
 
+import msgspec
 import numpy as np
+from msgspec.structs import replace
 
 from rooftop.analytic.cost import Array
 from rooftop.analytic.engine import Evaluation, Transform, evaluate, same
@@ -36,8 +37,7 @@ from rooftop.models.spec import ModelSpec
 DRAFTERS = ("ngram", "head", "model")
 
 
-@dataclass(frozen=True)
-class Drafter:
+class Drafter(msgspec.Struct, frozen=True):
     """Who proposes the k draft tokens: 'ngram' (free), 'head' (one target layer) or 'model'."""
 
     kind: str = "ngram"
@@ -100,8 +100,7 @@ def verify_workload(w: Workload, k: int) -> Workload:
     return replace(w, phase=Phase.DECODE, decode_new=k + 1)
 
 
-@dataclass(frozen=True)
-class Speculation:
+class Speculation(msgspec.Struct, frozen=True):
     """One speculative configuration's step times (arrays over the workload grid)."""
 
     k: int

@@ -19,9 +19,10 @@ grids (batch on axis 0, context on axis 1), so a million cells take about a seco
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
 
+import msgspec
 import numpy as np
+from msgspec.structs import replace
 from numpy.typing import NDArray
 
 from rooftop.analytic.cost import Array
@@ -37,8 +38,7 @@ from rooftop.models.spec import ModelSpec
 BOUND_CODES = ("compute", "memory:weights", "memory:kv", "memory:activations", "link")
 
 
-@dataclass(frozen=True)
-class SweepGrid:
+class SweepGrid(msgspec.Struct, frozen=True):
     """Every cell of one cohort's sweep; 2-D arrays are [batch, context]."""
 
     batch: Array  # (B,)

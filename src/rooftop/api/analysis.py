@@ -9,11 +9,11 @@ from __future__ import annotations
 import itertools
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+from msgspec.structs import replace
 
 from rooftop.core.artifact import Result, Run
 from rooftop.core.points import Phase

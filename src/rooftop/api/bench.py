@@ -10,10 +10,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field, replace
 from typing import Any
 
+import msgspec
 import numpy as np
+from msgspec.structs import replace
 from numpy.typing import NDArray
 
 from rooftop.api.live_model import LiveModel
@@ -32,8 +33,7 @@ OnDone = Callable[[RequestRecord], None]
 Progress = Callable[[float, int], AbstractContextManager[OnDone]]
 
 
-@dataclass(frozen=True)
-class LoadOptions:
+class LoadOptions(msgspec.Struct, frozen=True):
     """How requests are sent: per-request timeout, concurrency cap, whether /metrics is scraped."""
 
     timeout_s: float = 300.0
@@ -42,8 +42,7 @@ class LoadOptions:
     model_label: str | None = None  # Triton: the model whose request counters count (default: the ensemble)
 
 
-@dataclass(frozen=True)
-class Level:
+class Level(msgspec.Struct, frozen=True):
     """One load level: the client's summary, the engine's own view, the level's Result and its records."""
 
     rate: float  # req/s offered; NaN when the send times come from a trace
@@ -57,12 +56,11 @@ class Level:
         return {**self.summary.to_dict(), "engine": self.engine}
 
 
-@dataclass(frozen=True)
-class BenchRun:
+class BenchRun(msgspec.Struct, frozen=True):
     """Every level of a bench run, in order, with the labels (arrival, burstiness) each JSON object carries."""
 
     levels: tuple[Level, ...]
-    labels: dict[str, Any] = field(default_factory=dict)
+    labels: dict[str, Any] = msgspec.field(default_factory=dict)
 
     def runs(self) -> list[dict[str, Any]]:
         """One JSON object per level: rate (None for a trace), labels, then the summary."""

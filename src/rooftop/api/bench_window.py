@@ -10,9 +10,11 @@ between the profiler calls and every trace's events lie within them too.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+import msgspec
+from msgspec.structs import replace
 
 from rooftop.api.bench import Level
 from rooftop.api.live_model import LiveModel
@@ -23,8 +25,7 @@ from rooftop.serving.loadgen.client import RequestRecord
 from rooftop.serving.loadgen.runner import RunResult, Target
 
 
-@dataclass(frozen=True)
-class ProfileOptions:
+class ProfileOptions(msgspec.Struct, frozen=True):
     """Where the engine writes traces, when to profile (s from the load's start), how long to wait."""
 
     folder: Path
@@ -32,8 +33,7 @@ class ProfileOptions:
     trace_timeout_s: float = 300.0
 
 
-@dataclass
-class Edges:
+class Edges(msgspec.Struct):
     """What the controller saw: the two profiler calls and the two scrapes (wall and perf clocks)."""
 
     prefix: str
@@ -44,7 +44,7 @@ class Edges:
     before_perf_s: float = float("nan")
     after_perf_s: float = float("nan")
     error: BaseException | None = None
-    clock: tuple[float, float] = field(default_factory=lambda: (time.time(), time.perf_counter()))
+    clock: tuple[float, float] = msgspec.field(default_factory=lambda: (time.time(), time.perf_counter()))
 
     def wall(self, perf_s: float) -> float:
         """A perf_counter reading on the wall clock."""
@@ -63,7 +63,7 @@ def window_summary(records: tuple[RequestRecord, ...], origin_perf: float, edges
     E2E, TPOT, throughput and goodput: requests that finished in the window; TTFT: requests whose
     first token came in it; ITL: gaps whose later token came in it. Per second: over the window.
     """
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from rooftop.serving.loadgen.summary import quantiles, summarize
 
@@ -81,8 +81,7 @@ def chunks_in_window(records: tuple[RequestRecord, ...], origin_perf: float, edg
     return sum(1 for r in records for c in r.chunk_s if lo <= c <= hi)
 
 
-@dataclass(frozen=True)
-class Profiled:
+class Profiled(msgspec.Struct, frozen=True):
     """A profiled bench level: the whole level, the window's Result, the ranks' Results, the window record."""
 
     level: Level

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from rooftop.api.analysis import analyze
 from rooftop.core.artifact import Result, Run

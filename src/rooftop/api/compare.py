@@ -8,8 +8,9 @@ refused with the reason unless ``force`` is set (then the reason is kept as a wa
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from rooftop.core.artifact import Result, Run
 from rooftop.errors import ReportError
@@ -17,8 +18,7 @@ from rooftop.errors import ReportError
 PAIR_KEYS = ("phase", "batch", "prompt", "context", "cohort")
 
 
-@dataclass(frozen=True)
-class OpDelta:
+class OpDelta(msgspec.Struct, frozen=True):
     """One operator before and after (None where it exists on one side only)."""
 
     name: str
@@ -44,8 +44,7 @@ class OpDelta:
         return bool(self.before_bound and self.after_bound and self.before_bound != self.after_bound)
 
 
-@dataclass(frozen=True)
-class ResultDelta:
+class ResultDelta(msgspec.Struct, frozen=True):
     """One paired workload: its ops and its totals before and after."""
 
     key: dict[str, Any]
@@ -53,15 +52,14 @@ class ResultDelta:
     totals: dict[str, tuple[float | None, float | None]]
 
 
-@dataclass(frozen=True)
-class Comparison:
+class Comparison(msgspec.Struct, frozen=True):
     """The whole comparison plus what could not be paired and any forced-through reasons."""
 
     before: str
     after: str
     results: tuple[ResultDelta, ...]
     unpaired: tuple[str, ...] = ()
-    warnings: tuple[str, ...] = field(default_factory=tuple)
+    warnings: tuple[str, ...] = msgspec.field(default_factory=tuple)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON form (schema rooftop.compare/1)."""

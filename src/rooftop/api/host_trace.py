@@ -9,9 +9,8 @@ become rows of the GPU table (stream = thread) with a launch row each, joined to
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
+from msgspec.structs import replace
 from numpy.typing import NDArray
 
 from rooftop.ingest.tables import KERNEL, GpuTable, LaunchTable, Trace

@@ -10,9 +10,10 @@ points, without the host side. Files a folder holds that are none of these are l
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+from msgspec.structs import replace
 
 from rooftop.core.artifact import Result, Run
 from rooftop.core.points import Source

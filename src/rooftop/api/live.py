@@ -21,8 +21,9 @@ Where vLLM exposes ``estimated_flops_per_gpu_total`` we recount the window in vL
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from rooftop.api.live_model import LiveModel, PerToken
 from rooftop.api.prompt_mix import MixCost, PromptMix, bounds
@@ -30,8 +31,7 @@ from rooftop.core.jsonenc import to_plain
 from rooftop.serving.watch import Window
 
 
-@dataclass(frozen=True)
-class Tokens:
+class Tokens(msgspec.Struct, frozen=True):
     """Tokens of a window: prompt tokens computed, decode tokens, all generated, requests finished."""
 
     prefill: float
@@ -40,8 +40,7 @@ class Tokens:
     requests: float
 
 
-@dataclass(frozen=True)
-class ByPhase:
+class ByPhase(msgspec.Struct, frozen=True):
     """One quantity per phase."""
 
     prefill: float
@@ -53,8 +52,7 @@ class ByPhase:
         return self.prefill + self.decode
 
 
-@dataclass(frozen=True)
-class Utilisation:
+class Utilisation(msgspec.Struct, frozen=True):
     """A share of a roof per phase and in all (None where the window has no duration)."""
 
     prefill: float | None
@@ -62,8 +60,7 @@ class Utilisation:
     total: float | None
 
 
-@dataclass(frozen=True)
-class CrossCheck:
+class CrossCheck(msgspec.Struct, frozen=True):
     """Our FLOPs recounted in vLLM's convention beside the engine's own estimate."""
 
     engine_flops: float
@@ -73,8 +70,7 @@ class CrossCheck:
     engine_mfu: float | None
 
 
-@dataclass(frozen=True)
-class Accounting:
+class Accounting(msgspec.Struct, frozen=True):
     """FLOPs, bytes, MFU and MBU per phase over one window (the numbers behind `watch`)."""
 
     interval_s: float
@@ -93,7 +89,7 @@ class Accounting:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (``cross_check`` only when the engine gave its estimate)."""
-        out: dict[str, Any] = to_plain(self)  # msgspec walks the dataclasses in C; asdict deep-copied each
+        out: dict[str, Any] = to_plain(self)  # msgspec walks the Structs in C
         if self.cross_check is None:
             del out["cross_check"]
         return out

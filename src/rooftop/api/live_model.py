@@ -10,7 +10,9 @@ the cross-check against the engine's own estimate.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+
+import msgspec
+from msgspec.structs import replace
 
 from rooftop.analytic.engine import evaluate
 from rooftop.core.points import Phase
@@ -29,8 +31,7 @@ def _round(x: float) -> int:
     return math.floor(x + 0.5)
 
 
-@dataclass(frozen=True)
-class PerToken:
+class PerToken(msgspec.Struct, frozen=True):
     """Analytic cost per token of one phase at given shapes."""
 
     model_flops: float  # causal pairs (our MFU definition)
@@ -39,14 +40,16 @@ class PerToken:
     bytes: float  # all HBM bytes
 
 
-@dataclass(frozen=True)
-class LiveModel:
-    """A model on a device, with the workload's dtypes and parallelism, for live accounting."""
+class LiveModel(msgspec.Struct, frozen=True, eq=False):
+    """A model on a device, with the workload's dtypes and parallelism, for live accounting.
+
+    Compared by identity: ``memo`` caches the per-token costs it has computed.
+    """
 
     spec: ModelSpec
     roofs: Roofs
     base: Workload
-    memo: dict[tuple[str, int, int], PerToken] = field(default_factory=dict, compare=False, repr=False)
+    memo: dict[tuple[str, int, int], PerToken] = msgspec.field(default_factory=dict)
 
     def _cost(self, workload: Workload, tokens: float) -> PerToken:
         ev = evaluate(self.spec, workload, self.roofs)

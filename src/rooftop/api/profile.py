@@ -9,9 +9,11 @@ from the run is stored with the roof cache for ``rooftop analyze --calibrated``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+import msgspec
+from msgspec.structs import replace
 
 from rooftop.analytic.memory import budget
 from rooftop.api.analysis import analyze_one
@@ -46,8 +48,7 @@ def default_trace_path(beside: str | Path | None = None) -> Path:
     return path.with_name(f"{path.name.partition('.')[0] or 'rooftop'}-trace.json.gz")
 
 
-@dataclass(frozen=True)
-class ProfileRequest:
+class ProfileRequest(msgspec.Struct, frozen=True):
     """What to profile: model, device, dtype, shapes, threads, where the trace goes."""
 
     model: str = DEFAULT_MODEL
@@ -58,7 +59,7 @@ class ProfileRequest:
     context: int | None = None  # cached tokens at decode; None = the prompt's
     decode_steps: int = 16
     threads: int = 1
-    trace_path: Path = field(default_factory=default_trace_path)  # the cache folder unless named
+    trace_path: Path = msgspec.field(default_factory=default_trace_path)  # the cache folder unless named
     weights: str | None = None
     remeasure_roofs: bool = False
     calibrate: bool = True

@@ -17,14 +17,14 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 FIELDS = ("model_flops", "matmul_flops_full", "useful_bytes", "bytes")
 
 
-@dataclass(frozen=True)
-class MixCost:
+class MixCost(msgspec.Struct, frozen=True):
     """Per computed prompt token, averaged over the requests' own lengths (fields as PerToken)."""
 
     model_flops: float
@@ -33,8 +33,7 @@ class MixCost:
     bytes: float
 
 
-@dataclass(frozen=True)
-class PromptMix:
+class PromptMix(msgspec.Struct, frozen=True):
     """The prompt, cached-prefix and output lengths of the requests a bench level sent (usage)."""
 
     prompts: tuple[int, ...]

@@ -13,10 +13,11 @@ to the PromQL writer (serving/promql.py). Alerts carry the remedies of diagnose/
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from typing import Any
 
+import msgspec
 import numpy as np
+from msgspec.structs import replace
 from numpy.typing import NDArray
 
 from rooftop.analytic.engine import evaluate
@@ -207,8 +208,7 @@ def remedy_annotations() -> dict[str, dict[str, str]]:
     }
 
 
-@dataclass(frozen=True)
-class RuleSet:
+class RuleSet(msgspec.Struct, frozen=True):
     """The rule groups of one model on one device behind one engine."""
 
     engine: str

@@ -8,9 +8,9 @@ small enough to draw), the totals of the goodput-optimal cell and the §15 findi
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 import numpy as np
 
 from rooftop.analytic.memory import DEFAULT_MEMORY_UTILIZATION
@@ -53,8 +53,7 @@ COLUMNS = (
 )
 
 
-@dataclass(frozen=True)
-class Cohort:
+class Cohort(msgspec.Struct, frozen=True):
     """A class of requests: prompt tokens in, output tokens out."""
 
     prompt: int

@@ -13,9 +13,8 @@ are answered by ``--what-if`` at the operating point (and ``analyze --pp/--rate`
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
+from msgspec.structs import replace
 
 from rooftop.analytic.chunked import chunked_prefill
 from rooftop.analytic.speculative import speculate

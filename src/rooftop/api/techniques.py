@@ -8,10 +8,11 @@ experts sharded, the all-to-alls added). ``--what-if`` then ranks every remedy o
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from typing import Any
 
+import msgspec
 import numpy as np
+from msgspec.structs import replace
 
 from rooftop.analytic.chunked import chunked_prefill
 from rooftop.analytic.disaggregation import size_pools
@@ -30,8 +31,7 @@ from rooftop.core.workload import Workload
 from rooftop.models.spec import ModelSpec
 
 
-@dataclass(frozen=True)
-class Techniques:
+class Techniques(msgspec.Struct, frozen=True):
     """Which techniques to model (None/False: not asked); ``opts`` carries their parameters."""
 
     opts: Options

@@ -20,8 +20,10 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from typing import Any
+
+import msgspec
+from msgspec.structs import replace
 
 from rooftop.api.analysis import analyze
 from rooftop.api.whatif_levers import (
@@ -63,8 +65,7 @@ LEVER_FUNCTIONS = {
 SHOWN_METRICS = ("ttft_s", "tpot_s", "tokens_per_s", "tokens_per_s_per_gpu", "goodput_tokens_per_s_per_gpu")
 
 
-@dataclass(frozen=True)
-class WhatIf:
+class WhatIf(msgspec.Struct, frozen=True):
     """The baseline's metrics and every variant, ranked by gain in ``rank_metric``."""
 
     rank_metric: str

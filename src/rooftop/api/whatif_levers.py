@@ -8,11 +8,12 @@ apply (none when it does not apply: INT4 weights that are INT4 already, EP on a 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
+import msgspec
 import numpy as np
+from msgspec.structs import replace
 
 from rooftop.analytic.chunked import chunked_prefill
 from rooftop.analytic.engine import Transform, evaluate, same
@@ -28,14 +29,13 @@ from rooftop.dtypes import dtype
 from rooftop.models.spec import ModelSpec
 
 
-@dataclass(frozen=True)
-class Options:
+class Options(msgspec.Struct, frozen=True):
     """What the levers apply: batch factor, speculative k/α/drafter, chunk budget, links, SLOs."""
 
     batch_factor: int = 8
     spec_k: int = 4
     spec_alpha: float = 0.7
-    drafter: Drafter = field(default_factory=Drafter)
+    drafter: Drafter = msgspec.field(default_factory=Drafter)
     chunk_tokens: int = 2048
     output_tokens: int = 256
     ep: int = 8
@@ -44,7 +44,7 @@ class Options:
     ep_imbalance: float = 1.0
     pp: int = 2
     kv_link: str = "inter"
-    slo: SLO = field(default_factory=SLO)
+    slo: SLO = msgspec.field(default_factory=SLO)
     memory_utilization: float = 0.9
     ep_in_baseline: bool = False  # the workload itself runs EP (``--ep``): every variant keeps it
 
@@ -64,8 +64,7 @@ class Options:
         return self.ep if self.ep_in_baseline else 1
 
 
-@dataclass(frozen=True)
-class State:
+class State(msgspec.Struct, frozen=True):
     """A serving point's predicted figures."""
 
     ttft_s: float
@@ -93,8 +92,7 @@ class State:
         }
 
 
-@dataclass(frozen=True)
-class Variant:
+class Variant(msgspec.Struct, frozen=True):
     """One remedy applied: its name, lever, predicted state and the assumptions it used."""
 
     name: str
@@ -105,8 +103,7 @@ class Variant:
     also: tuple[str, ...] = ()  # other levers this variant answers (FP8 weights are FP8 GEMMs too)
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(msgspec.Struct, frozen=True):
     """The workload under test, its baseline and the options."""
 
     spec: ModelSpec
@@ -114,7 +111,7 @@ class Context:
     w: Workload
     opts: Options
     base: State
-    memo: dict[Workload, float] = field(default_factory=dict)  # step times by workload
+    memo: dict[Workload, float] = msgspec.field(default_factory=dict)  # step times by workload
 
     @property
     def batch(self) -> int:

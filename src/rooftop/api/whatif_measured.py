@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from typing import Any
+
+import msgspec
+from msgspec.structs import replace
 
 from rooftop.analytic.chunked import chunk_starts
 from rooftop.api.calibrated import analyze_calibrated
@@ -33,8 +35,7 @@ Progress = Callable[[str], None]
 TOLERANCE = 0.20  # the prediction is trusted when its speed-up is within 20 % of the measured one
 
 
-@dataclass(frozen=True)
-class MeasuredWhatIf:
+class MeasuredWhatIf(msgspec.Struct, frozen=True):
     """What to run: model, device, threads, dtype, prompt, decode context, chunk, batch factor."""
 
     model: str

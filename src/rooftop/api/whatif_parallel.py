@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from rooftop.analytic.disaggregation import kv_transfer_bytes, link_rate
 from rooftop.analytic.engine import evaluate

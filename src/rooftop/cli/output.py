@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+from msgspec.structs import replace
 
 from rooftop.cli.flags import flag
 from rooftop.cli.params import OutputFile

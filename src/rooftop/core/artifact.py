@@ -7,10 +7,11 @@ numbers; non-finite numbers (an intensity with no bytes) are written as null.
 from __future__ import annotations
 
 import platform
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from rooftop.core import jsonenc
 from rooftop.core.artifact_schema import ArtifactDoc, check_sections
@@ -30,16 +31,15 @@ MAX_ARTIFACT_BYTES = 256 << 20
 TRAFFIC_KEYS = ("weight_bytes", "act_in_bytes", "act_out_bytes", "kv_read_bytes", "kv_write_bytes")
 
 
-@dataclass(frozen=True, repr=False)
-class Result:
+class Result(msgspec.Struct, frozen=True):
     """One workload's points, totals, memory budget and findings."""
 
     workload: dict[str, Any]
     points: tuple[RooflinePoint, ...]
     totals: Totals | None = None
-    memory: dict[str, Any] = field(default_factory=dict)
+    memory: dict[str, Any] = msgspec.field(default_factory=dict)
     findings: tuple[Finding, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)  # source-specific sections (timeline, identity...)
+    extra: dict[str, Any] = msgspec.field(default_factory=dict)  # source-specific sections (timeline, identity...)
 
     def __repr__(self) -> str:
         from rooftop.core.frames import result_label
@@ -47,14 +47,13 @@ class Result:
         return f"<Result {result_label(self)}: {len(self.points)} points, {len(self.findings)} findings>"
 
 
-@dataclass(frozen=True, repr=False)
-class Run:
+class Run(msgspec.Struct, frozen=True):
     """A whole artifact: the roofs used, the results, and the identity of what produced them."""
 
     command: str
     roofs: Roofs
     results: tuple[Result, ...]
-    identity: dict[str, Any] = field(default_factory=dict)
+    identity: dict[str, Any] = msgspec.field(default_factory=dict)
     extra_roofs: tuple[Roofs, ...] = ()  # e.g. measured roofs drawn beside datasheet ones
 
     def to_dataframe(self) -> Any:
@@ -185,7 +184,7 @@ def run_to_dict(run: Run) -> dict[str, Any]:
 
 
 def _document(run: Run) -> dict[str, Any]:
-    """The artifact's sections, not yet JSON-ready (tuples, dataclasses, NaN)."""
+    """The artifact's sections, not yet JSON-ready (tuples, Structs, NaN)."""
     from rooftop import __version__
 
     identity = {

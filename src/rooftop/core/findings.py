@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from rooftop.core.enums import Severity
 
 
-@dataclass(frozen=True)
-class Remedy:
+class Remedy(msgspec.Struct, frozen=True):
     """One thing to change, and what it may cost elsewhere.
 
     ``lever`` names the what-if that can apply it (rooftop.api.whatif); ``predicted`` holds
@@ -19,8 +19,8 @@ class Remedy:
     action: str
     side_effects: str
     lever: str = ""
-    predicted: dict[str, list[Any]] = field(default_factory=dict, compare=False, hash=False)
-    assumptions: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    predicted: dict[str, list[Any]] = msgspec.field(default_factory=dict)
+    assumptions: dict[str, Any] = msgspec.field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON form (lever, predicted and assumptions only when set)."""
@@ -44,8 +44,7 @@ class Remedy:
         )
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(msgspec.Struct, frozen=True):
     """A diagnosis. ``code`` is stable (for scripts); ``evidence`` holds the numbers behind it."""
 
     code: str
@@ -54,12 +53,12 @@ class Finding:
     bottleneck: (
         str  # compute | weight-bandwidth | kv-bandwidth | attention-io | launch | communication | scheduler | ...
     )
-    evidence: dict[str, Any] = field(default_factory=dict)
+    evidence: dict[str, Any] = msgspec.field(default_factory=dict)
     remedies: tuple[Remedy, ...] = ()
     check_first: str = ""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "severity", Severity(self.severity))  # a plain word is accepted
+        msgspec.structs.force_setattr(self, "severity", Severity(self.severity))  # a plain word is accepted
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON form."""

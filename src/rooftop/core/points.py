@@ -6,10 +6,10 @@ A plot, a report or the diagnosis never cares where a point came from. Derived q
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from rooftop.core.enums import Bound
@@ -37,8 +37,7 @@ class Source(str, Enum):
     LIVE = "live"  # serving engine telemetry or load generator
 
 
-@dataclass(frozen=True)
-class Traffic:
+class Traffic(msgspec.Struct, frozen=True):
     """Bytes an operator moves at HBM, split by what they are. All in bytes."""
 
     weight_bytes: float = 0.0
@@ -63,8 +62,7 @@ class Traffic:
         return self.weight_bytes + self.activation_bytes + self.kv_bytes
 
 
-@dataclass(frozen=True)
-class RooflinePoint:
+class RooflinePoint(msgspec.Struct, frozen=True):
     """One operator (or kernel, or live window) placed on the roofline.
 
     ``flops`` and ``bytes`` are totals over ``count`` occurrences; ``time_s`` likewise
@@ -85,11 +83,11 @@ class RooflinePoint:
     traffic: Traffic | None = None
     link_bytes: float = 0.0
     bound: Bound = Bound.NONE
-    provenance: dict[str, Any] = field(default_factory=dict)
+    provenance: dict[str, Any] = msgspec.field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if type(self.bound) is not Bound:  # a plain word is accepted
-            object.__setattr__(self, "bound", Bound(self.bound))
+            msgspec.structs.force_setattr(self, "bound", Bound(self.bound))
 
     @property
     def name(self) -> str:

@@ -7,11 +7,12 @@ arrays out), so one call evaluates a whole grid of workloads.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
+import msgspec
 import numpy as np
+from msgspec.structs import replace
 from numpy.typing import ArrayLike, NDArray
 
 from rooftop.errors import CatalogError, did_you_mean
@@ -27,8 +28,7 @@ class RoofKind(str, Enum):
     MEASURED = "measured"
 
 
-@dataclass(frozen=True)
-class ComputeRoof:
+class ComputeRoof(msgspec.Struct, frozen=True):
     """Peak arithmetic rate for one dtype (dense, FLOP/s)."""
 
     dtype: str
@@ -37,8 +37,7 @@ class ComputeRoof:
     source: str = ""
 
 
-@dataclass(frozen=True)
-class MemoryRoof:
+class MemoryRoof(msgspec.Struct, frozen=True):
     """Peak bandwidth of one memory level ('hbm', 'l2', 'l1') or link ('link', 'pcie'), B/s."""
 
     level: str
@@ -47,8 +46,7 @@ class MemoryRoof:
     source: str = ""
 
 
-@dataclass(frozen=True)
-class Roofs:
+class Roofs(msgspec.Struct, frozen=True):
     """The ceilings of one device: compute per dtype, bandwidth per level, plus capacity."""
 
     name: str
@@ -56,7 +54,7 @@ class Roofs:
     memory: tuple[MemoryRoof, ...]
     capacity_bytes: float = float("nan")
     vendor: str = ""
-    identity: dict[str, Any] = field(default_factory=dict)
+    identity: dict[str, Any] = msgspec.field(default_factory=dict)
 
     def compute_roof(self, dtype: str) -> ComputeRoof:
         """The compute roof for ``dtype``; int4/fp4 weights without a roof fall back to bf16."""

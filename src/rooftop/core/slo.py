@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 
-@dataclass(frozen=True)
-class SLO:
+
+class SLO(msgspec.Struct, frozen=True):
     """Latency objectives in seconds (None = not set)."""
 
     ttft_s: float | None = None

@@ -12,14 +12,14 @@ decode it is the time per output token (TPOT) of every sequence in the batch.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 from typing import Any
+
+import msgspec
 
 from rooftop.core.enums import Bound
 
 
-@dataclass(frozen=True)
-class Totals:
+class Totals(msgspec.Struct, frozen=True):
     """One step's totals; bytes at HBM, FLOPs and seconds raw SI."""
 
     phase: str
@@ -41,7 +41,7 @@ class Totals:
     bandwidth_bytes_per_s: float
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "bound", Bound(self.bound))  # a plain word is accepted
+        msgspec.structs.force_setattr(self, "bound", Bound(self.bound))  # a plain word is accepted
 
     @property
     def kv_bytes(self) -> float:
@@ -60,7 +60,7 @@ class Totals:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON form, with the derived fields the schema promises."""
-        out = asdict(self)
+        out = msgspec.structs.asdict(self)
         out.update(kv_bytes=self.kv_bytes, intensity=self.intensity, tokens_per_s=self.tokens_per_s)
         if self.phase == "prefill":
             out["ttft_s"] = self.time_s
@@ -71,7 +71,7 @@ class Totals:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Totals:
         """Inverse of to_dict (derived keys ignored)."""
-        names = cls.__dataclass_fields__
+        names = cls.__struct_fields__
         fields: dict[str, Any] = {k: float("nan") if v is None else v for k, v in data.items() if k in names}
         fields["bound"] = Bound(fields.get("bound") or "")
         return cls(**fields)

@@ -14,10 +14,11 @@ evaluation covers a whole grid; dtypes, phase and parallelism are scalars.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Any
 
+import msgspec
 import numpy as np
+from msgspec.structs import replace
 from numpy.typing import NDArray
 
 from rooftop.core.points import Phase
@@ -28,8 +29,7 @@ from rooftop.units import MAX_TOKENS
 ATTENTION_IMPLS = ("flash", "materialized")
 
 
-@dataclass(frozen=True)
-class Workload:
+class Workload(msgspec.Struct, frozen=True):
     """One serving step (or a grid of them when batch/prompt/context are arrays)."""
 
     phase: Phase = Phase.DECODE

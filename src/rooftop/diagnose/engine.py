@@ -9,8 +9,9 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from rooftop.core.findings import Finding
 from rooftop.core.points import RooflinePoint
@@ -24,14 +25,13 @@ if TYPE_CHECKING:  # annotations only: each source loads its own evidence module
     from rooftop.diagnose.evidence.timeline import TimelineEvidence
 
 
-@dataclass(frozen=True)
-class Evidence:
+class Evidence(msgspec.Struct, frozen=True):
     """What the rules see: the points, the roofs, the step totals and a typed section per source."""
 
     points: Sequence[RooflinePoint]
     roofs: Roofs
     totals: Totals | None = None
-    workload: dict[str, Any] = field(default_factory=dict)
+    workload: dict[str, Any] = msgspec.field(default_factory=dict)
     profile: ProfileEvidence | None = None
     live: LiveEvidence | None = None
     timeline: TimelineEvidence | None = None

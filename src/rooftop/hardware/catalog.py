@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import csv
 import os
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
@@ -55,8 +54,7 @@ NUMERIC_COLUMNS = (
 )
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(msgspec.Struct, frozen=True):
     """One catalog row and the file each of its fields came from."""
 
     id: str

@@ -9,8 +9,7 @@ into ``External id``). Joins are partial in real traces; the unjoined rows are -
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import numpy as np
 from numpy.typing import NDArray
 
@@ -19,8 +18,7 @@ from rooftop.ingest.kineto import CpuTable, LaunchTable, Trace
 I64 = NDArray[np.int64]
 
 
-@dataclass(frozen=True, eq=False)
-class Joined:
+class Joined(msgspec.Struct, frozen=True, eq=False):
     """Per GPU row: its launch row and CPU op row (-1 when unjoined); compared by identity, like the tables."""
 
     launch: I64

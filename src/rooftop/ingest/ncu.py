@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import csv
 import math
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from rooftop.core.points import Phase, RooflinePoint, Source
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, RoofKind, Roofs
@@ -34,18 +35,16 @@ ID, KERNEL = "ID", "Kernel Name"
 INFO = ("Device", "CC", "Block Size", "Grid Size", "Stream", "Process Name")  # identity columns kept per launch
 
 
-@dataclass
-class NcuLaunch:
+class NcuLaunch(msgspec.Struct):
     """One profiled launch: identity columns and its metrics in SI (missing = absent key)."""
 
     id: str
     kernel: str
     info: dict[str, str]
-    metrics: dict[str, float] = field(default_factory=dict)
+    metrics: dict[str, float] = msgspec.field(default_factory=dict)
 
 
-@dataclass
-class NcuFile:
+class NcuFile(msgspec.Struct):
     """Everything read from one export."""
 
     path: str

@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+import msgspec
 
 _SPACES = (" ", "\u00a0", "\u202f")
 _NUMBER = re.compile(r"[-+]?[0-9][0-9.,]*")
 
 
-@dataclass(frozen=True)
-class NumberFormat:
+class NumberFormat(msgspec.Struct, frozen=True):
     """A locale's separators: ``thousands`` is dropped, ``decimal`` is the decimal mark."""
 
     thousands: str

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from msgspec.structs import replace
 
 from rooftop.errors import TraceFormatError
 from rooftop.ingest.detect import is_nsys_trace_header
@@ -124,7 +124,7 @@ def per_device(trace: Trace) -> list[tuple[int, Trace]]:
     out = []
     for index in indices:
         keep = trace.gpu.device == index
-        gpu = GpuTable(*(getattr(trace.gpu, f.name)[keep] for f in fields(GpuTable)))
+        gpu = GpuTable(*(getattr(trace.gpu, name)[keep] for name in GpuTable.__struct_fields__))
         name = trace.metadata.get("device_names", {}).get(index)
         metadata = {"deviceProperties": [{"name": name}]} if name else {}
         out.append((index, replace(trace, gpu=gpu, metadata=metadata, events=int(keep.sum()))))

@@ -8,9 +8,9 @@ not generating it saves a compile per class at start-up.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import numpy as np
 from numpy.typing import NDArray
 
@@ -23,8 +23,7 @@ KERNEL, MEMCPY, MEMSET = 0, 1, 2
 LAUNCH, CPU_OP = 3, 4  # host-side kinds (rows of LaunchTable / CpuTable)
 
 
-@dataclass(frozen=True, eq=False)
-class GpuTable:
+class GpuTable(msgspec.Struct, frozen=True, eq=False):
     """GPU activities (kernels, memcpy, memset), one row each; ``kind`` is KERNEL/MEMCPY/MEMSET."""
 
     ts_us: F64
@@ -37,8 +36,7 @@ class GpuTable:
     bytes: F64  # memcpy/memset payload; NaN for kernels
 
 
-@dataclass(frozen=True, eq=False)
-class LaunchTable:
+class LaunchTable(msgspec.Struct, frozen=True, eq=False):
     """Host runtime/driver calls (cuda_runtime, cuda_driver), one row each."""
 
     ts_us: F64
@@ -49,8 +47,7 @@ class LaunchTable:
     name_id: I64
 
 
-@dataclass(frozen=True, eq=False)
-class CpuTable:
+class CpuTable(msgspec.Struct, frozen=True, eq=False):
     """CPU operators and user annotations (ProfilerStep excluded), with their recorded shapes (views excepted)."""
 
     ts_us: F64
@@ -60,11 +57,10 @@ class CpuTable:
     name_id: I64
     shape_id: I64  # index into ``shapes`` (-1: none); views keep none
     shapes: list[tuple[Any, Any]]  # distinct (Input Dims, Input type): a model repeats a few shapes
-    concrete: list[Any] = field(default_factory=list)  # Concrete Inputs of each ``shapes`` entry (None: absent)
+    concrete: list[Any] = msgspec.field(default_factory=list)  # Concrete Inputs of each ``shapes`` entry (None: absent)
 
 
-@dataclass(frozen=True, eq=False)
-class Trace:
+class Trace(msgspec.Struct, frozen=True, eq=False):
     """Everything kept from one trace file."""
 
     path: str
@@ -76,7 +72,7 @@ class Trace:
     comm_args: dict[int, dict[str, Any]]  # gpu row -> NCCL args (collective, nelems, dtype, group size)
     metadata: dict[str, Any]
     events: int
-    skipped: dict[str, int] = field(default_factory=dict)
+    skipped: dict[str, int] = msgspec.field(default_factory=dict)
 
     @property
     def rank(self) -> int | None:

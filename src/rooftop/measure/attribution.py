@@ -17,10 +17,11 @@ from __future__ import annotations
 import math
 import tomllib
 from collections import defaultdict
-from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Any
+
+import msgspec
 
 from rooftop.errors import TraceFormatError
 from rooftop.torchops.cost import carries_flops, causal_flag, cost, op_bytes
@@ -32,8 +33,7 @@ STEP = "rooftop::step::"
 LAUNCH_CATS = frozenset({"cuda_runtime", "cuda_driver"})
 
 
-@dataclass(frozen=True)
-class OpSample:
+class OpSample(msgspec.Struct, frozen=True):
     """One top-level aten op charged to an operator class."""
 
     cls: str
@@ -44,15 +44,14 @@ class OpSample:
     bytes: float
 
 
-@dataclass(frozen=True)
-class StepProfile:
+class StepProfile(msgspec.Struct, frozen=True):
     """One prefill or decode step: its duration, its ops, and the time no op covers."""
 
     phase: str
     index: int
     time_s: float
     gap_s: float
-    ops: tuple[OpSample, ...] = field(default=())
+    ops: tuple[OpSample, ...] = ()
 
     @property
     def op_time_s(self) -> float:

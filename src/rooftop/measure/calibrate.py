@@ -19,8 +19,9 @@ import itertools
 import math
 import statistics
 from collections import defaultdict
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from rooftop.core.points import RooflinePoint
 from rooftop.core.roofs import Roofs

@@ -33,8 +33,10 @@ from __future__ import annotations
 import itertools
 import statistics
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, replace
 from typing import Any
+
+import msgspec
+from msgspec.structs import replace
 
 from rooftop.core.points import RooflinePoint
 from rooftop.errors import MeasurementError
@@ -53,8 +55,7 @@ def measured_class(label: str) -> str:
     return "attention" if label.split("_swa")[0].split("_chunk")[0] in ATTENTION_PARTS else label
 
 
-@dataclass(frozen=True)
-class Sample:
+class Sample(msgspec.Struct, frozen=True):
     """One decode shape: analytic points at the measured roofs, measured class times, unprofiled step."""
 
     points: Sequence[RooflinePoint]
@@ -114,8 +115,7 @@ def nnls(rows: Sequence[Sequence[float]], y: Sequence[float], weights: Sequence[
     return [float(v) for v in best_x]
 
 
-@dataclass(frozen=True)
-class GemmModel:
+class GemmModel(msgspec.Struct, frozen=True):
     """The GEMM classes' shared model: ``min(gemv · tokens · weight_s, packed · weight_s + compute · flops_s)``.
 
     A route the fit never saw is None (JSON keys ``v``, ``p``, ``k``).
@@ -147,8 +147,7 @@ class GemmModel:
         return {"kind": "gemm", "v": self.gemv, "p": self.packed, "k": self.compute}
 
 
-@dataclass(frozen=True)
-class LinearModel:
+class LinearModel(msgspec.Struct, frozen=True):
     """A class timed as ``const_s + bytes · bytes_s + flops · flops_s`` (attention)."""
 
     const_s: float
@@ -167,8 +166,7 @@ class LinearModel:
 ClassModel = GemmModel | LinearModel
 
 
-@dataclass(frozen=True)
-class Residual:
+class Residual(msgspec.Struct, frozen=True):
     """The unprofiled step minus the classes: ``const_s + per_token_s · tokens + kv · kv_s + fresh · fresh_s``."""
 
     const_s: float
@@ -177,8 +175,7 @@ class Residual:
     fresh: float
 
 
-@dataclass(frozen=True)
-class DecodeModel:
+class DecodeModel(msgspec.Struct, frozen=True):
     """The fitted decode model; ``to_dict``/``from_dict`` keep the cached JSON of rooftop.decode-model/1."""
 
     classes: dict[str, ClassModel]
@@ -199,7 +196,7 @@ class DecodeModel:
             "peak_flop_per_s": self.peak_flop_per_s,
             "bytes_per_s": self.bytes_per_s,
             "profiler_factor": self.profiler_factor,
-            "residual": asdict(self.residual),
+            "residual": msgspec.structs.asdict(self.residual),
             "shapes": [list(s) for s in self.shapes],
             "train_step_s": [list(s) for s in self.train_step_s],
             "train_abs_error": list(self.train_abs_error),

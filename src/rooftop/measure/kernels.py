@@ -7,12 +7,12 @@ the STREAM convention: every array element read or written once (copy = 2N, tria
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 
-@dataclass(frozen=True)
-class Kernel:
+
+class Kernel(msgspec.Struct, frozen=True):
     """One benchmark body and the work one call does."""
 
     name: str

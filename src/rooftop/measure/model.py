@@ -8,9 +8,10 @@ Never ``trust_remote_code``: a config that needs remote code is refused.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from rooftop.core.safejson import read_json
 from rooftop.errors import MeasurementError, SpecError
@@ -19,8 +20,7 @@ from rooftop.models.config_schema import check_config
 TORCH_DTYPES = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}
 
 
-@dataclass
-class BuiltModel:
+class BuiltModel(msgspec.Struct):
     """A model ready to run, with what it was built from."""
 
     model: Any  # transformers PreTrainedModel

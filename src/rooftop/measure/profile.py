@@ -16,9 +16,10 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from rooftop.core.atomic import atomic_path
 from rooftop.dtypes import DTYPES
@@ -30,8 +31,7 @@ Progress = Callable[[str], None]
 MATMUL_OPS = ("mm", "addmm", "bmm", "baddbmm")
 
 
-@dataclass
-class ProfileRun:
+class ProfileRun(msgspec.Struct):
     """What a profile measured: steps, FLOP cross-check, trace file, warm vs cold, interruption."""
 
     batch: int
@@ -39,9 +39,9 @@ class ProfileRun:
     decode_steps: int
     steps: list[StepProfile]
     trace_path: str
-    flop_check: dict[str, Any] = field(default_factory=dict)
-    unprofiled_step_s: dict[str, float] = field(default_factory=dict)
-    cold_step_s: dict[str, float] = field(default_factory=dict)
+    flop_check: dict[str, Any] = msgspec.field(default_factory=dict)
+    unprofiled_step_s: dict[str, float] = msgspec.field(default_factory=dict)
+    cold_step_s: dict[str, float] = msgspec.field(default_factory=dict)
     interrupted: bool = False
 
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, RoofKind, Roofs
 from rooftop.errors import MeasurementError
@@ -38,8 +39,7 @@ def converted_on_cpu(dtype: str, ident: dict[str, Any]) -> bool:
     return dtype in NATIVE_CPU_FLAGS and not set(ident.get("cpu_flags", [])) & NATIVE_CPU_FLAGS[dtype]
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(msgspec.Struct, frozen=True):
     """Sizes and time budgets of one measurement (quick or full, CPU or CUDA)."""
 
     gemm_sizes: tuple[int, ...]

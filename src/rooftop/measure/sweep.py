@@ -12,8 +12,9 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from rooftop.dtypes import DTYPES
 from rooftop.measure.attribution import STEP, attribute
@@ -28,8 +29,7 @@ from rooftop.measure.steptime import filled_cache, settle_allocator
 SHAPES = ((12, 3072), (24, 1536), (1, 256), (2, 256), (1, 1536), (8, 256), (2, 1536), (24, 256), (8, 1024), (24, 1024))
 
 
-@dataclass(frozen=True)
-class ShapeTimes:
+class ShapeTimes(msgspec.Struct, frozen=True):
     """Measured decode step at one shape."""
 
     batch: int

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 import numpy as np
 
 
-@dataclass(frozen=True)
-class Samples:
+class Samples(msgspec.Struct, frozen=True):
     """Per-repetition times in seconds, with the quantiles a report needs."""
 
     times_s: tuple[float, ...]

@@ -14,10 +14,11 @@ a new reader in ``LAYOUTS``.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Callable
 from typing import Any
+
+import msgspec
 
 from rooftop.errors import SpecError
 from rooftop.models.config_schema import MAX_HEADS, MAX_WIDTH
@@ -57,7 +58,7 @@ def _gemma4(config: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
         "mixers": tuple(mixers),
         "kv_shared_layers": shared,
         "norms_per_layer": 4 + (3 if moe else 0) + (1 if per_layer else 0),
-        "moe": moe and dataclasses.replace(moe, router_scales=True),
+        "moe": moe and msgspec.structs.replace(moe, router_scales=True),
     }
     if set(mixers) == {"full"}:
         out["mixers"] = ()
@@ -175,7 +176,7 @@ def _longcat(config: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
     return {
         "layers": 2 * blocks,
         "ffns": (DENSE_MOE, "dense") * blocks,
-        "moe": dataclasses.replace(
+        "moe": msgspec.structs.replace(
             moe, zero_experts=zero, router_bias=bool(config.get("router_bias")), dense_layers=()
         ),
     }

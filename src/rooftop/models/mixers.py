@@ -12,11 +12,10 @@ convolution keeps only its window: the last ``kernel - 1`` inputs of each channe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 
-@dataclass(frozen=True)
-class AttentionShape:
+class AttentionShape(msgspec.Struct, frozen=True):
     """The heads and widths of one kind of attention layer (``v_head_dim`` 0: the key's).
 
     ``k_eq_v`` (Gemma 4's full layers): no v_proj; the key projection's output also gives the
@@ -34,7 +33,7 @@ class AttentionShape:
 
     def __post_init__(self) -> None:
         if not self.v_head_dim:
-            object.__setattr__(self, "v_head_dim", self.head_dim)
+            msgspec.structs.force_setattr(self, "v_head_dim", self.head_dim)
 
     @property
     def q_dim(self) -> int:
@@ -65,8 +64,7 @@ class AttentionShape:
         return out | ({"k_eq_v": True} if self.k_eq_v else {}) | ({"sinks": True} if self.sinks else {})
 
 
-@dataclass(frozen=True)
-class MLA:
+class MLA(msgspec.Struct, frozen=True):
     """Multi-head latent attention (DeepSeek-V2/V3): the KV cache holds a compressed latent."""
 
     kv_lora_rank: int
@@ -76,8 +74,7 @@ class MLA:
     q_lora_rank: int | None = None
 
 
-@dataclass(frozen=True)
-class KVGroup:
+class KVGroup(msgspec.Struct, frozen=True):
     """Attention layers that cache alike.
 
     ``layers`` of them, each holding ``elements_per_token`` per token for at most ``bound`` tokens
@@ -94,8 +91,7 @@ class KVGroup:
         return min(context, self.bound) if self.bound else context
 
 
-@dataclass(frozen=True)
-class LinearAttention:
+class LinearAttention(msgspec.Struct, frozen=True):
     """Gated DeltaNet (Qwen3-Next, Qwen3.5): ``k_heads`` key heads, ``v_heads`` value heads.
 
     ``kind`` "kda": Kimi Delta Attention (Kimi-Linear, Ling's hybrid), the delta rule with a decay
@@ -178,8 +174,7 @@ class LinearAttention:
         return 2.0 * per_head * self.v_heads * self.k_head_dim * self.v_head_dim
 
 
-@dataclass(frozen=True)
-class StateSpace:
+class StateSpace(msgspec.Struct, frozen=True):
     """A Mamba layer. ``version`` 2 (Nemotron-H, Falcon-H1, Granite-4) or 1 (Jamba)."""
 
     d_inner: int
@@ -229,8 +224,7 @@ class StateSpace:
         return 2.0 * 3 * self.d_inner * self.d_state
 
 
-@dataclass(frozen=True)
-class ShortConv:
+class ShortConv(msgspec.Struct, frozen=True):
     """LFM2's gated short convolution (``Lfm2ShortConv``), in place of attention in its "conv" layers.
 
     in_proj gives B, C and x (3 × ``channels``, the hidden width); y = C · conv(B · x), a causal
@@ -257,8 +251,7 @@ class ShortConv:
         return 2.0 * (1 + self.kernel) * self.channels
 
 
-@dataclass(frozen=True)
-class RGLRU:
+class RGLRU(msgspec.Struct, frozen=True):
     """RecurrentGemma's (Griffin's) recurrent block (``RecurrentGemmaRecurrentBlock``).
 
     Two projections from the hidden state to ``width`` channels (x and the gate branch y), a causal
@@ -288,8 +281,7 @@ class RGLRU:
         return self.width + self.width * (self.conv_kernel - 1)
 
 
-@dataclass(frozen=True)
-class Indexer:
+class Indexer(msgspec.Struct, frozen=True):
     """DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5), one per attention layer.
 
     A small scorer ranks every cached token for each query: ``heads`` query heads of ``head_dim``

@@ -10,8 +10,9 @@ earlier layer's KV cache (``kv_shared_layers``) and per-layer inputs (``per_laye
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import cached_property
+
+import msgspec
 
 from rooftop.errors import SpecError
 from rooftop.models.mixers import (
@@ -35,8 +36,7 @@ FFNS = ("dense", "moe", DENSE_MOE, "none")
 WINDOW_SUFFIXES = {"full": "", PARALLEL: "", "sliding": "_swa", "chunked": "_chunk"}
 
 
-@dataclass(frozen=True)
-class MoE:
+class MoE(msgspec.Struct, frozen=True):
     """Mixture-of-experts feed-forward: ``experts`` routed experts, ``top_k`` per token."""
 
     experts: int
@@ -63,8 +63,7 @@ class MoE:
         return self.top_k * self.experts / (self.experts + self.zero_experts)
 
 
-@dataclass(frozen=True)
-class ModelSpec:
+class ModelSpec(msgspec.Struct, frozen=True, dict=True):
     """Shape of a decoder-only transformer. ``head_dim`` 0 means hidden / heads."""
 
     name: str
@@ -118,7 +117,7 @@ class ModelSpec:
     per_layer_vocab: int = 0  # rows of that table
     vision_params: int = 0  # the vision tower and projector (the text path is what is analysed)
     source: str = ""
-    notes: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for name in ("layers", "hidden", "heads", "kv_heads", "vocab"):
@@ -131,7 +130,7 @@ class ModelSpec:
         if not self.head_dim:
             if self.hidden % self.heads:
                 raise SpecError(f"{self.name}: hidden ({self.hidden}) is not divisible by heads ({self.heads})")
-            object.__setattr__(self, "head_dim", self.hidden // self.heads)
+            msgspec.structs.force_setattr(self, "head_dim", self.hidden // self.heads)
         if self.moe and not 1 <= self.moe.top_k <= self.moe.experts + self.moe.zero_experts:
             raise SpecError(f"{self.name}: top_k must be in 1..experts")
         self._check_layers()

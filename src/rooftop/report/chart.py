@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from rooftop.core.artifact import Result, Run
 from rooftop.core.points import RooflinePoint
@@ -49,8 +50,7 @@ def memory_name(level: str, roofs: Roofs) -> str:
     return level.upper()
 
 
-@dataclass(frozen=True)
-class RoofLine:
+class RoofLine(msgspec.Struct, frozen=True):
     """One ceiling as a two-point segment in (FLOP/B, FLOP/s)."""
 
     label: str
@@ -62,8 +62,7 @@ class RoofLine:
     colour: str
 
 
-@dataclass(frozen=True)
-class Ridge:
+class Ridge(msgspec.Struct, frozen=True):
     """Where a compute ceiling meets the HBM ceiling."""
 
     label: str
@@ -71,8 +70,7 @@ class Ridge:
     y: float
 
 
-@dataclass(frozen=True)
-class ChartPoint:
+class ChartPoint(msgspec.Struct, frozen=True):
     """A point where the chart draws it, plus what the hover shows."""
 
     x: float
@@ -124,8 +122,7 @@ class ChartPoint:
         return lines
 
 
-@dataclass(frozen=True)
-class Chart:
+class Chart(msgspec.Struct, frozen=True):
     """Everything a roofline chart draws."""
 
     title: str

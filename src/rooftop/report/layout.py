@@ -15,9 +15,9 @@ import re
 import sys
 import textwrap
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TextIO, cast
 
+import msgspec
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -28,8 +28,7 @@ FILE_WIDTH = 200  # piped or redirected output: a file has no width, tables keep
 GAP = 2  # rich puts one space of padding on each side between columns (box=None, pad_edge=False)
 
 
-@dataclass(frozen=True)
-class Column:
+class Column(msgspec.Struct, frozen=True):
     """A table column: the key of its cells, the header, alignment, and whether it may wrap."""
 
     key: str

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import msgspec
 from rich.console import Console, Group, RenderableType
 from rich.markup import escape
 from rich.table import Table
@@ -232,7 +233,8 @@ def render_points_run(run: Run, console: Console) -> None:
         ]  # fmt: skip
         console.print(fit_table(POINT_LAYOUTS, rows, width))
         t = result.totals
-        if t is not None and all(v is not None for v in vars(t).values()) and t.time_s == t.time_s and t.time_s > 0:
+        timed = t is not None and t.time_s == t.time_s and t.time_s > 0
+        if t is not None and timed and all(v is not None for v in msgspec.structs.astuple(t)):
             console.print()
             console.print(totals_table(result, width))  # a live window without an interval has no totals
         if result.findings:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Container, Iterator, Mapping
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
+
+import msgspec
 
 from rooftop.errors import TelemetryError, one_line
 
@@ -32,14 +33,13 @@ class Sample(NamedTuple):
         return default
 
 
-@dataclass(frozen=True)
-class Snapshot:
+class Snapshot(msgspec.Struct, frozen=True, dict=True):
     """Every sample of one scrape, taken at ``time_s`` (Unix seconds) from ``source``."""
 
     samples: tuple[Sample, ...]
     time_s: float
     source: str = ""
-    types: Mapping[str, str] = field(default_factory=dict)  # family name -> counter|gauge|histogram|...
+    types: Mapping[str, str] = msgspec.field(default_factory=dict)  # family name -> counter|gauge|histogram|...
 
     def __len__(self) -> int:
         return len(self.samples)

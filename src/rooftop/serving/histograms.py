@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from operator import sub
+
+import msgspec
 
 from rooftop.serving.exposition import Snapshot
 
 
-@dataclass(frozen=True)
-class Histogram:
+class Histogram(msgspec.Struct, frozen=True):
     """Cumulative buckets (upper edges, counts), with the observations' sum and count.
 
     Edges and counts are two tuples, not pairs: a window subtracts ten histograms per source per

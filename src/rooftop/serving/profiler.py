@@ -12,9 +12,10 @@ Every failure is a TelemetryError of one line that says what to change.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from rooftop.errors import TelemetryError
 
@@ -27,8 +28,7 @@ NOT_PROFILING = f"the engine was started without profiling; {VLLM_HINT}"
 TRACE_SUFFIXES = (".pt.trace.json.gz", ".pt.trace.json")
 
 
-@dataclass(frozen=True)
-class Call:
+class Call(msgspec.Struct, frozen=True):
     """One profiler call: wall-clock seconds (time.time) when it was sent and when it returned."""
 
     sent_s: float

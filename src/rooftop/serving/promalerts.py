@@ -10,8 +10,9 @@ grows. Each alert names a bottleneck; the caller supplies its remedy text (annot
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from rooftop.serving.engines import EngineMap
 from rooftop.serving.promql import Scope, has_tokens, own
@@ -19,16 +20,14 @@ from rooftop.serving.promql import Scope, has_tokens, own
 HIGH_MBU, LOW_MFU, HIGH_MFU, LOW_BOTH, HIGH_KV = 0.75, 0.05, 0.45, 0.10, 0.9
 
 
-@dataclass(frozen=True)
-class AlertTiming:
+class AlertTiming(msgspec.Struct, frozen=True):
     """How long a condition must hold (``for``) and the span over which growth is judged."""
 
     hold: str = "10m"
     trend: str = "10m"
 
 
-@dataclass(frozen=True)
-class Alert:
+class Alert(msgspec.Struct, frozen=True):
     """One alert before annotation: name, expression, bottleneck, severity, summary template."""
 
     name: str

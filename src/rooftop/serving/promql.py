@@ -26,8 +26,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from rooftop.errors import WorkloadError
 from rooftop.serving.engines import EngineMap, MetricSpec
@@ -37,8 +38,7 @@ QUANTITIES = ("model_flops", "useful_bytes", "bytes")
 LATENCIES = ("ttft_s", "itl_s", "tpot_s", "e2e_s", "queue_s")
 
 
-@dataclass(frozen=True)
-class CostPoly:
+class CostPoly(msgspec.Struct, frozen=True):
     """Coefficients of one quantity: constant, linear, quadratic (or B·C), MoE and window terms."""
 
     c0: float
@@ -49,8 +49,7 @@ class CostPoly:
     chunks: tuple[tuple[float, float], ...] = ()  # (chunk K, its coefficient)
 
 
-@dataclass(frozen=True)
-class ModelCosts:
+class ModelCosts(msgspec.Struct, frozen=True):
     """What the rules need of a model on a device: cost polynomials per phase and the two roofs."""
 
     prefill: Mapping[str, CostPoly]  # per sequence of L tokens
@@ -60,15 +59,14 @@ class ModelCosts:
     bandwidth_bytes_per_s: float
 
 
-@dataclass(frozen=True)
-class Scope:
+class Scope(msgspec.Struct, frozen=True):
     """Whose series the rules read and how their outputs are labelled."""
 
     model: str
     device: str
     selector: str = ""  # PromQL matchers of this model's engine series, e.g. 'job="vllm-8b"'
     window: str = "1m"
-    extra_labels: Mapping[str, str] = field(default_factory=dict)
+    extra_labels: Mapping[str, str] = msgspec.field(default_factory=dict)
     model_label: str | None = None  # Triton: the model whose request counters count (default: as watch picks)
 
     @property

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 
 def increase(values: Sequence[float]) -> tuple[float, int]:
@@ -23,8 +24,7 @@ def increase(values: Sequence[float]) -> tuple[float, int]:
     return total, resets
 
 
-@dataclass(frozen=True)
-class Rate:
+class Rate(msgspec.Struct, frozen=True):
     """A counter's increase over an interval, and the rate per second."""
 
     delta: float

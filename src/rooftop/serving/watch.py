@@ -14,7 +14,6 @@ import math
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -30,8 +29,7 @@ from rooftop.serving.histograms import Histogram
 from rooftop.serving.rates import rate
 
 
-@dataclass(frozen=True)
-class Observation:
+class Observation(msgspec.Struct, frozen=True):
     """One good poll of one source, reduced to canonical metrics."""
 
     source: str
@@ -116,8 +114,7 @@ def observe(snap: Snapshot, source: str, engine: str | None = None, model_label:
     )
 
 
-@dataclass(frozen=True)
-class Window:
+class Window(msgspec.Struct, frozen=True):
     """What happened at one source between two observations."""
 
     source: str
@@ -209,8 +206,7 @@ def families(engine: str) -> frozenset[str] | None:
 STALE_AFTER_S = 300.0  # Prometheus' lookback delta: a series unseen this long is stale
 
 
-@dataclass
-class SourceState:
+class SourceState(msgspec.Struct):
     """What the watcher remembers per source, with Prometheus' ``up`` and staleness.
 
     As Prometheus does per target: ``up`` is 1 when the last poll succeeded, 0 when it failed;
@@ -231,8 +227,7 @@ class SourceState:
         return not self.up or self.last is None or not now_s - self.last_ok_s <= STALE_AFTER_S
 
 
-@dataclass
-class Watcher:
+class Watcher(msgspec.Struct):
     """Poll sources with ``fetch``; log observations and events; hand each new Window to the caller."""
 
     sources: list[str]
@@ -240,8 +235,8 @@ class Watcher:
     log: JsonlLog | None = None
     engine: str | None = None
     model_label: str | None = None
-    state: dict[str, SourceState] = field(default_factory=dict)
-    events: list[dict[str, Any]] = field(default_factory=list)
+    state: dict[str, SourceState] = msgspec.field(default_factory=dict)
+    events: list[dict[str, Any]] = msgspec.field(default_factory=list)
     narrow: NarrowFetcher | None = None  # used once a source's engine is known: it parses only what its map reads
 
     def __post_init__(self) -> None:

@@ -11,9 +11,10 @@ already in cache, a lower bound when a kernel re-reads tiles.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
+
+import msgspec
 
 from rooftop.torchops.dtype_names import TENSOR_LIST, KinetoType, kineto_type, tensor_list_bytes
 from rooftop.torchops.formulas import ATTENTION_FAMILIES, MATMUL_FAMILIES, Dims, attention, numel
@@ -24,8 +25,7 @@ INPUT_TYPE = "Input type"
 CONCRETE_INPUTS = "Concrete Inputs"
 
 
-@dataclass(frozen=True)
-class OpCost:
+class OpCost(msgspec.Struct, frozen=True):
     """FLOPs and bytes of one op call, its dtype, and (attention) the causal convention it was counted in."""
 
     flops: float

@@ -8,16 +8,16 @@ types) are not tensors rooftop counts bytes for.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
+
+import msgspec
 
 from rooftop.torchops.mapping import load
 
 TENSOR_LIST = "TensorList"
 
 
-@dataclass(frozen=True)
-class KinetoType:
+class KinetoType(msgspec.Struct, frozen=True):
     """One recorded element type: the rooftop dtype name and bytes per element."""
 
     dtype: str

@@ -15,10 +15,11 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from rooftop.errors import TraceFormatError
 from rooftop.torchops.mapping import load
@@ -28,8 +29,7 @@ USER_ENV = "ROOFTOP_KERNEL_CLASSES"
 OTHER = "other"
 
 
-@dataclass(frozen=True)
-class KernelClass:
+class KernelClass(msgspec.Struct, frozen=True, dict=True):
     """One class: its name, time-breakdown group, the analytic op kind it joins with, its patterns.
 
     A name matches when one pattern is found in it, ignoring case. For ASCII names, plain-word

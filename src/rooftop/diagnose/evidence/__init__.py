@@ -11,5 +11,5 @@
 
 Each has ``from_dict`` for the JSON section its producer writes into the artifact, so a rule never
 reads a string key. A module a source: a command loads only its own (``rooftop import`` starts
-faster without the others' dataclasses, docs/import.md).
+faster without the others' modules, docs/import.md).
 """

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 
-@dataclass(frozen=True)
-class LiveUtilisation:
+
+class LiveUtilisation(msgspec.Struct, frozen=True):
     """A window's MFU and MBU per phase (keys prefill, decode, total), batch and mean prompt."""
 
     mfu: dict[str, float | None]
@@ -21,13 +21,12 @@ class LiveUtilisation:
         return cls(d["mfu"], d["mbu"], d["batch"], d["mean_prompt_tokens"])
 
 
-@dataclass(frozen=True)
-class LiveEvidence:
+class LiveEvidence(msgspec.Struct, frozen=True):
     """One serving window: engine gauges, counter increases and latency quantiles (by canonical name)."""
 
-    gauges: dict[str, float] = field(default_factory=dict)
-    deltas: dict[str, float] = field(default_factory=dict)
-    latency: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    gauges: dict[str, float] = msgspec.field(default_factory=dict)
+    deltas: dict[str, float] = msgspec.field(default_factory=dict)
+    latency: dict[str, dict[str, float | None]] = msgspec.field(default_factory=dict)
     interval_s: float = 0.0
     utilisation: LiveUtilisation | None = None  # with a model only
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 
-@dataclass(frozen=True)
-class MemoryEvidence:
+
+class MemoryEvidence(msgspec.Struct, frozen=True):
     """The memory budget per GPU in bytes: what is needed against what is usable."""
 
     weights_bytes: float

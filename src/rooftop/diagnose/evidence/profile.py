@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 HOST_BOUND_SHARE = 0.5
 
 
-@dataclass(frozen=True)
-class ProfileEvidence:
+class ProfileEvidence(msgspec.Struct, frozen=True):
     """A profiled step: its time and the time between operators (None when unknown)."""
 
     step_time_s: float | None = None

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 
-@dataclass(frozen=True)
-class LaunchEvidence:
+
+class LaunchEvidence(msgspec.Struct, frozen=True):
     """Kernels against their launch calls (medians in seconds; None when not measured)."""
 
     shorter_than_launch_share: float = 0.0  # of the eager kernels (CUDA/HIP-graph replays left out)
@@ -17,8 +17,7 @@ class LaunchEvidence:
     delay_median_s: float | None = None
 
 
-@dataclass(frozen=True)
-class TimelineEvidence:
+class TimelineEvidence(msgspec.Struct, frozen=True):
     """An imported trace's GPU timeline."""
 
     span_s: float = 0.0
@@ -43,8 +42,8 @@ class TimelineEvidence:
     def from_dict(cls, tl: dict[str, Any]) -> TimelineEvidence:
         """From the artifact's ``timeline`` section (missing keys take the defaults)."""
         launch, graphs = tl.get("launch") or {}, tl.get("cuda_graph") or {}
-        launch_keys = LaunchEvidence.__dataclass_fields__
-        names = cls.__dataclass_fields__.keys() - {"collectives", "launch", "graph_kernels", "graph_launches"}
+        launch_keys = LaunchEvidence.__struct_fields__
+        names = set(cls.__struct_fields__) - {"collectives", "launch", "graph_kernels", "graph_launches"}
         return cls(
             **{k: tl[k] for k in names if tl.get(k) is not None},
             collectives=tuple(tl.get("collectives") or ()),

@@ -19,30 +19,29 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from dataclasses import dataclass, field
 from functools import cache, cached_property
 from importlib import resources
 from typing import Any
+
+import msgspec
 
 from rooftop.errors import TelemetryError
 from rooftop.serving.exposition import Snapshot
 from rooftop.serving.histograms import Histogram, from_snapshot
 
 
-@dataclass(frozen=True)
-class MetricSpec:
+class MetricSpec(msgspec.Struct, frozen=True):
     """How to read one canonical metric from an engine's exposition."""
 
     key: str
     kind: str  # counter | gauge | histogram
     names: tuple[str, ...]
-    match: dict[str, str] = field(default_factory=dict)
+    match: dict[str, str] = msgspec.field(default_factory=dict)
     scale: float = 1.0
     mean_over_replicas: bool = False  # a share per engine (KV-cache use): the engines' mean, not their sum
 
 
-@dataclass(frozen=True)
-class EngineMap:
+class EngineMap(msgspec.Struct, frozen=True, dict=True):
     """One engine's map: detection prefixes, canonical metrics, renames."""
 
     engine: str
@@ -51,7 +50,7 @@ class EngineMap:
     prompt_tokens_include_cached: bool
     metrics: tuple[MetricSpec, ...]
     renames: dict[str, dict[str, str]]
-    requests: dict[str, Any] = field(default_factory=dict)
+    requests: dict[str, Any] = msgspec.field(default_factory=dict)
     replicas_label: str = ""  # the labels telling data-parallel engines apart, comma-separated (vLLM: engine)
 
     @property

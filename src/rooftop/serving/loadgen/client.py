@@ -14,7 +14,6 @@ chat role announcement (``delta.role`` with empty content), and an empty chunk t
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
@@ -25,14 +24,13 @@ if TYPE_CHECKING:
     import aiohttp
 
 
-@dataclass
-class RequestRecord:
+class RequestRecord(msgspec.Struct):
     """What happened to one request. Offsets are seconds since the run's start."""
 
     index: int
     scheduled_s: float
     sent_s: float = float("nan")
-    chunk_s: list[float] = field(default_factory=list)
+    chunk_s: list[float] = msgspec.field(default_factory=list)
     end_s: float = float("nan")
     prompt_tokens: int | None = None
     output_tokens: int | None = None

@@ -8,7 +8,6 @@ per token (about one token each for common tokenizers).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -26,8 +25,7 @@ MAX_PROMPT_CHARS = 1 << 26  # one prompt's text: 64 Mi characters
 WORDS = ("the", "a", "of", "to", "and", "in", "is", "it", "on", "for")
 
 
-@dataclass(frozen=True)
-class Lengths:
+class Lengths(msgspec.Struct, frozen=True):
     """A length distribution: fixed (mean), normal (mean:stddev) or uniform (low-high); ≥ 1."""
 
     mean: int
@@ -65,8 +63,7 @@ def parse_lengths(text: str, name: str) -> Lengths:
     return value
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(msgspec.Struct, frozen=True):
     """One request: a prompt (token ids or text, or chat messages) and the output tokens to ask for."""
 
     prompt: list[int] | str | list[dict[str, str]]

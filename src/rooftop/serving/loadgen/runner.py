@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
+import msgspec
 import numpy as np
 from numpy.typing import NDArray
 
@@ -22,8 +22,7 @@ from rooftop.serving.loadgen.client import RequestRecord, body, send
 from rooftop.serving.loadgen.prompts import Request
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(msgspec.Struct, frozen=True):
     """Where to send: base URL (http://host:port), served model name, API flavour."""
 
     base_url: str
@@ -38,8 +37,7 @@ class Target:
         return self.base_url.rstrip("/").removesuffix("/v1") + path
 
 
-@dataclass(frozen=True)
-class RunResult:
+class RunResult(msgspec.Struct, frozen=True):
     """Per-request records and the run's wall duration (first send → last end)."""
 
     records: tuple[RequestRecord, ...]

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from rooftop.core.slo import SLO
@@ -38,8 +38,7 @@ def quantiles(values: Sequence[float]) -> dict[str, float | None]:
 Quantiles = dict[str, float | None]  # {'p50', 'p90', 'p99', 'mean'} in seconds
 
 
-@dataclass(frozen=True)
-class BenchSummary:
+class BenchSummary(msgspec.Struct, frozen=True):
     """One load level from the client's side (docs/serving.md, `bench --json`)."""
 
     requests: int
@@ -61,7 +60,7 @@ class BenchSummary:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object, keys in the documented order."""
-        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out = msgspec.structs.asdict(self)
         out["slo"] = self.slo.to_dict()
         return out
 
