@@ -15,6 +15,8 @@ Events that cannot be used (wrong types, negative durations) are counted under a
 from __future__ import annotations
 
 import gzip
+import re
+import warnings
 import zlib
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
@@ -251,10 +253,44 @@ def read_trace(
         meta = _read_slow(p, builder, progress)
     if builder.events == 0:
         raise TraceFormatError(f"{p}: no trace events (expected a 'traceEvents' list)")
+    _refuse_merged_ranks(p, builder.threads)
     trace = builder.finish(str(p), meta)
     if require_kernels and not np.any(trace.gpu.kind == KERNEL):
         raise TraceFormatError(_no_kernels(p, builder))
+    _warn_devices(p, trace)
     return trace
+
+
+# SGLang's merge_profiles (srt/utils/profile_merger.py) writes every rank's events into one file,
+# each pid prefixed with the rank's label: "[TP01] 4242", "[DP00-TP03] 0".
+_RANK_LABEL = re.compile(r"\[((?:TP|DP|PP|EP)\d+(?:-(?:TP|DP|PP|EP)\d+)*)\] ")
+
+
+def _refuse_merged_ranks(p: Path, threads: dict[tuple[Any, Any], int]) -> None:
+    """A file that merged several ranks' traces is refused: their correlation ids repeat, one per rank.
+
+    Read as one trace, a launch would be joined to another rank's kernel and the GPU timeline
+    would merge every rank's; the per-rank files it was merged from read as a folder of ranks.
+    """
+    labels = sorted({m[1] for pid, _ in threads if type(pid) is str and (m := _RANK_LABEL.match(pid))})
+    if len(labels) > 1:
+        raise TraceFormatError(
+            f"{p}: a merged trace of {len(labels)} ranks ({', '.join(labels[:4])}{', …' if len(labels) > 4 else ''}; "
+            "SGLang's merge_profiles): their correlation ids repeat across ranks, so it cannot be read as one; "
+            "import the per-rank *TP-*.trace.json.gz files it was merged from (a folder of them reads rank by rank)"
+        )
+
+
+def _warn_devices(p: Path, trace: Trace) -> None:
+    """Kernels of several GPUs in one trace (one process driving them): said, as the analyses merge them."""
+    devices = np.unique(trace.gpu.device[trace.gpu.kind == KERNEL]).tolist()
+    if len(devices) > 1:
+        shown = ", ".join(map(str, devices[:8])) + (", …" if len(devices) > 8 else "")
+        warnings.warn(
+            f"{p}: kernels of {len(devices)} GPUs in one trace (devices {shown}); rooftop reads a trace as one "
+            "device, so its timeline, busy time and points merge them: profile one GPU per process",
+            stacklevel=2,
+        )
 
 
 def _no_kernels(p: Path, builder: Builder) -> str:
