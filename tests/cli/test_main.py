@@ -87,6 +87,19 @@ def test_the_entry_point_imports_no_numpy_before_the_command_is_chosen():
     assert p.stdout.strip() == "False"  # else OPENBLAS_NUM_THREADS would come too late
 
 
+def test_the_json_encoder_loads_msgspec_only_when_it_encodes():
+    # `rooftop watch --help` imports the encoder for its --json option; msgspec (~12 ms with the
+    # decimal module it pulls in) waits until something is written
+    import subprocess
+    import sys
+
+    code = "import sys, rooftop.core.jsonenc as j; a = 'msgspec' in sys.modules; j.dumps({}); print(a, 'msgspec' in sys.modules)"
+    p = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={"PYTHONPATH": str(REPO / "src")}
+    )
+    assert p.stdout.strip() == "False True", p.stderr
+
+
 def test_the_console_script_runs_a_command_under_the_raised_threshold(monkeypatch):
     # a 0.17 s `rooftop import` paid ~70 young collections (8 ms) at the default threshold of 700
     import gc

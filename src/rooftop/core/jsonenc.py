@@ -14,8 +14,6 @@ import json
 import math
 from typing import Any
 
-import msgspec
-
 REASONS = "null_reasons"  # beside nulls that were NaN or ±inf: {field: "nan" | "+inf" | "-inf"}
 
 
@@ -36,6 +34,8 @@ def to_plain(obj: Any) -> Any:
     The compact text of :func:`dumps` read back by msgspec (tuples become lists, as JSON reads
     them back). `watch` calls it per window.
     """
+    import msgspec
+
     return msgspec.json.decode(_compact(obj))
 
 
@@ -45,6 +45,8 @@ def dumps(obj: Any, indent: int | None = None) -> str:
     Indented through msgspec's formatter: the same bytes as ``json.dumps(indent=…)``, whose
     indenting encoder is Python and took ~13 ms of a 0.2 s ``rooftop import``.
     """
+    import msgspec
+
     text = _compact(obj)
     if not indent:
         return text if indent is None else json.dumps(json.loads(text), indent=indent)  # 0: newlines, no spaces
@@ -58,6 +60,8 @@ def _compact(obj: Any) -> str:
     NaN or inf (json.dumps stops at it) or a key msgspec refuses (None, a tuple) takes the Python
     walk that writes the reasons, over msgspec's builtins where it made them.
     """
+    import msgspec
+
     try:
         raw = msgspec.to_builtins(obj, enc_hook=_hook, str_keys=True)
     except TypeError:  # a key msgspec does not take
@@ -107,6 +111,7 @@ def _walk(obj: Any) -> Any:
     for base in (str, int):  # subclasses: enums by value, torch.__version__ (a str subclass)
         if isinstance(obj, base):
             return base(obj.value if hasattr(obj, "value") else obj)
+    import msgspec  # dataclasses, Structs, numpy scalars and arrays: to builtins, then as above
 
     return _walk(msgspec.to_builtins(obj, enc_hook=_hook))
 
