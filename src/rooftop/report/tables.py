@@ -233,8 +233,7 @@ def render_points_run(run: Run, console: Console) -> None:
         ]  # fmt: skip
         console.print(fit_table(POINT_LAYOUTS, rows, width))
         t = result.totals
-        timed = t is not None and t.time_s == t.time_s and t.time_s > 0
-        if t is not None and timed and all(v is not None for v in msgspec.structs.astuple(t)):
+        if t is not None and all(v is not None for v in msgspec.structs.astuple(t)) and t.time_s > 0:  # NaN: no
             console.print()
             console.print(totals_table(result, width))  # a live window without an interval has no totals
         if result.findings:
