@@ -141,11 +141,20 @@ def test_jobs_reads_ranks_in_parallel_with_the_same_result(tmp_path) -> None:
     assert "broken.json" in b["identity"]["skipped_files"]
 
 
-def test_json_import_starts_without_rich_or_the_analytic_engine() -> None:
+@pytest.mark.parametrize(
+    "trace",
+    [
+        ("hta-traces", "triton_example.json.gz"),
+        ("hta-traces", "alexnet_a100.json.gz"),  # with the next three, benchmarks/bench_cold_start.py's traces
+        ("hta-traces", "sampled_rank-0.json.gz"),
+        ("kineto-generations", "torch19_resnet50_2steps.json.gz"),
+        ("hta-traces", "nccl_data.json.gz"),
+    ],
+    ids=lambda trace: trace[1],
+)
+def test_json_import_starts_without_rich_or_the_analytic_engine(trace: tuple[str, str]) -> None:
     # start-up imports cut for the cold start (benchmarks/bench_cold_start.py): a --json run into a pipe
-    proc = run_cli(
-        "import", str(data_path("hta-traces", "triton_example.json.gz")), "--json", env={"PYTHONPROFILEIMPORTTIME": "1"}
-    )
+    proc = run_cli("import", str(data_path(*trace)), "--json", env={"PYTHONPROFILEIMPORTTIME": "1"})
     assert proc.returncode == 0, proc.stderr[-500:]
     loaded = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
     assert "rooftop.ingest.kineto" in loaded  # the reader did load
@@ -156,6 +165,8 @@ def test_json_import_starts_without_rich_or_the_analytic_engine() -> None:
     # the records are msgspec Structs: Python 3.11 compiled ~1.5 ms of generated methods per frozen
     # dataclass, 21 of them (29 ms) on this path; nothing on it may bring the module back
     assert "dataclasses" not in loaded
+    # a plain np.unique (or np.median, np.percentile) imports numpy.ma at its first call: ~10 ms
+    assert "numpy.ma" not in loaded
 
 
 def test_json_analyze_makes_no_dataclass() -> None:

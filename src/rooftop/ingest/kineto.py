@@ -283,7 +283,10 @@ def _refuse_merged_ranks(p: Path, threads: dict[tuple[Any, Any], int]) -> None:
 
 def _warn_devices(p: Path, trace: Trace) -> None:
     """Kernels of several GPUs in one trace (one process driving them): said, as the analyses merge them."""
-    devices = np.unique(trace.gpu.device[trace.gpu.kind == KERNEL]).tolist()
+    on = trace.gpu.device[trace.gpu.kind == KERNEL]
+    if on.size == 0 or bool((on == on[0]).all()):
+        return
+    devices = sorted(set(on.tolist()))  # not np.unique: its first call imports numpy.ma (~10 ms of a cold start)
     if len(devices) > 1:
         shown = ", ".join(map(str, devices[:8])) + (", …" if len(devices) > 8 else "")
         warnings.warn(

@@ -53,7 +53,7 @@ def _queued_before(stream: np.ndarray[Any, Any], ts: np.ndarray[Any, Any], has: 
     early = np.zeros(ts.size, dtype=bool)
     if not np.any(has) or np.all(has):
         return early
-    for sid in np.unique(stream[~has]).tolist():
+    for sid in sorted(set(stream[~has].tolist())):  # not np.unique: it imports numpy.ma
         on = stream == sid
         launched = on & has
         if np.any(launched):
