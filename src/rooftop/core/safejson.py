@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +117,8 @@ def loads_toml(
     max_string: int = MAX_STRING_CHARS,
 ) -> dict[str, Any]:
     """Decode TOML text after the depth and size checks; any failure is one ``error`` line."""
+    import tomllib  # not at import: most commands read no TOML of the user's (core/packaged.py)
+
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     skipped = _TOML_SKIP.findall(raw)
     longest = max(map(len, skipped), default=0)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import tomllib
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+from rooftop.core.packaged import load_toml
 
 # Read beside this module, not through importlib.resources: its first use imports zipfile and friends
 # (~2.5 ms, a quarter of importing a small trace); rooftop is installed as plain files.
@@ -15,4 +16,4 @@ _FOLDER = Path(__file__).with_name("mappings")
 @cache
 def load(name: str) -> dict[str, Any]:
     """The parsed mapping ``mappings/<name>.toml`` (e.g. ``kineto_v1``); cached, read-only by convention."""
-    return tomllib.loads((_FOLDER / f"{name}.toml").read_text(encoding="utf-8"))
+    return load_toml(_FOLDER / f"{name}.toml")

@@ -15,14 +15,14 @@ device).
 from __future__ import annotations
 
 import math
-import tomllib
 from collections import defaultdict
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import msgspec
 
+from rooftop.core.packaged import load_toml
 from rooftop.errors import TraceFormatError
 from rooftop.torchops.cost import carries_flops, causal_flag, cost, op_bytes
 
@@ -67,8 +67,7 @@ class StepProfile(msgspec.Struct, frozen=True):
 @cache
 def mapping() -> dict[str, Any]:
     """The attribution map shipped with the package."""
-    text = resources.files("rooftop.measure").joinpath("data/attribution-2.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    return load_toml(Path(__file__).with_name("data") / "attribution-2.toml")
 
 
 def op_flops(name: str, args: dict[str, Any]) -> tuple[float, float]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
@@ -80,6 +79,8 @@ class KernelClass(msgspec.Struct, frozen=True, dict=True):
 @cache
 def _user(path: str) -> dict[str, Any]:
     """The user's class file (``[[class]]`` and ``[[collective]]`` tables); one clear error when unusable."""
+    import tomllib
+
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
         for entry in data.get("class", []):

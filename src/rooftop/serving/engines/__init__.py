@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from functools import cache, cached_property
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import msgspec
 
+from rooftop.core.packaged import load_toml
 from rooftop.errors import TelemetryError
 from rooftop.serving.exposition import Snapshot
 from rooftop.serving.histograms import Histogram, from_snapshot
@@ -180,12 +180,17 @@ def _map(raw: dict[str, Any]) -> EngineMap:
     )
 
 
-def _load(text: str, where: str) -> dict[str, Any]:
+def _load(path: Path, where: str, shipped: bool = False) -> dict[str, Any]:
     """The TOML table of one map file, which must name its ``engine``."""
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise TelemetryError(f"{where}: not an engine map (TOMLDecodeError: {exc})") from exc
+    if shipped:
+        raw = load_toml(path)
+    else:
+        import tomllib
+
+        try:
+            raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise TelemetryError(f"{where}: not an engine map (TOMLDecodeError: {exc})") from exc
     if not isinstance(raw.get("engine"), str):
         raise TelemetryError(f'{where}: not an engine map (no engine = "name")')
     return raw
@@ -237,20 +242,16 @@ def _build(raw: dict[str, Any], where: str, raws: dict[str, dict[str, Any]]) -> 
 @cache
 def engine_maps() -> tuple[EngineMap, ...]:
     """Every engine map: the shipped ones (file-name order), then the user's (``ROOFTOP_ENGINES``)."""
-    folder = resources.files("rooftop.serving.engines")
     raws: dict[str, tuple[dict[str, Any], str]] = {}
-    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
-        if entry.name.endswith(".toml"):
-            raw = _load(entry.read_text(encoding="utf-8"), entry.name)
-            raws[raw["engine"]] = (raw, entry.name)
+    for entry in sorted(Path(__file__).parent.glob("*.toml")):
+        raw = _load(entry, entry.name, shipped=True)
+        raws[raw["engine"]] = (raw, entry.name)
     user = os.environ.get("ROOFTOP_ENGINES")
     if user:
-        from pathlib import Path
-
         if not Path(user).is_dir():
             raise TelemetryError(f"ROOFTOP_ENGINES={user}: not a folder of engine maps (*.toml)")
         for path in sorted(Path(user).glob("*.toml")):
-            raw = _load(path.read_text(encoding="utf-8"), str(path))
+            raw = _load(path, str(path))
             raws[raw["engine"]] = (raw, str(path))
     tables = {name: raw for name, (raw, _) in raws.items()}
     return tuple(_build(raw, where, tables) for raw, where in raws.values())
