@@ -49,25 +49,49 @@ def test_fetch_from_a_live_endpoint_and_its_failures() -> None:
         fetch("http://127.0.0.1:9", timeout_s=1)
 
 
-def test_scrapes_reuse_one_connection_per_origin_and_recover_after_an_error() -> None:
-    import rooftop.serving.sources as sources
+def test_scrapes_keep_their_connection_alive_and_recover_after_an_error() -> None:
+    import pycurl
+
+    from rooftop.serving import scrape
 
     stub = StubServer(metrics="# TYPE vllm:generation_tokens_total counter\nvllm:generation_tokens_total 42\n").start()
+
+    def connects() -> int:  # the connections libcurl had to open for the last scrape (0: one kept alive)
+        return int(scrape._HANDLES[f"{stub.url}/metrics"].getinfo(pycurl.NUM_CONNECTS))
+
     try:
         fetch(stub.url, timeout_s=2)
-        sock = sources._CONNS[stub.url].sock
-        assert sock is not None and fetch(stub.url, timeout_s=2).total("vllm:generation_tokens_total") == 42
-        assert sources._CONNS[stub.url].sock is sock  # kept alive: no new connection for the second scrape
+        assert connects() == 1
+        assert fetch(stub.url, timeout_s=2).total("vllm:generation_tokens_total") == 42 and connects() == 0
         with pytest.raises(TelemetryError, match=f"{stub.url}/nope: HTTP 404"):
             fetch(f"{stub.url}/nope", timeout_s=2)
-        assert fetch(stub.url, timeout_s=2).total("vllm:generation_tokens_total") == 42  # a fresh connection
+        assert fetch(stub.url, timeout_s=2).total("vllm:generation_tokens_total") == 42
         stub.mode = "hang"
         with pytest.raises(TelemetryError, match="no answer within 0.3 s"):
             fetch(stub.url, timeout_s=0.3)
         stub.mode = "ok"
-        assert fetch(stub.url, timeout_s=2).total("vllm:generation_tokens_total") == 42  # the hung one was closed
+        assert fetch(stub.url, timeout_s=2).total("vllm:generation_tokens_total") == 42
+        assert connects() == 1  # the hung connection was given up: a fresh one
     finally:
         stub.stop()
+
+
+def test_what_libcurl_refuses_is_one_line_naming_the_url() -> None:
+    from tests.fuzz.servers import HostileServer, response
+
+    body = b"\x1f\x8b not gzip at all"
+    with HostileServer(lambda m, p, b: response(body, headers={"content-encoding": "gzip"})) as srv:
+        with pytest.raises(
+            TelemetryError, match=rf"{srv.url}/metrics: cannot decode the body \(Content-Encoding 'gzip'"
+        ):
+            fetch(srv.url, timeout_s=2)
+        srv.route = lambda m, p, b: response(b"x", headers={"content-encoding": "squeeze"})
+        with pytest.raises(TelemetryError, match="cannot decode the body \\(Content-Encoding 'squeeze'"):
+            fetch(srv.url, timeout_s=2)
+    with pytest.raises(TelemetryError, match="unreachable"):
+        fetch("file:///etc/passwd", timeout_s=2)  # http and https only
+    with pytest.raises(TelemetryError, match=r"^'http://a\\x00b/metrics': not a URL \(embedded null byte\)$"):
+        fetch("http://a\x00b", timeout_s=2)
 
 
 def test_a_trickling_server_is_cut_at_the_total_deadline() -> None:

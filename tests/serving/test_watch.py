@@ -12,7 +12,7 @@ from rooftop.serving.exporter import parse_address
 from rooftop.serving.exposition import parse
 from rooftop.serving.histograms import Histogram
 from rooftop.serving.rates import increase, rate
-from rooftop.serving.watch import JsonlLog, Observation, Watcher, Window, file_or_url, observe
+from rooftop.serving.watch import JsonlLog, Observation, Watcher, Window, file_or_url, files_or_urls, observe
 from tests.serving.stub_server import StubServer
 
 
@@ -151,3 +151,43 @@ def test_a_watch_polls_under_the_raised_threshold() -> None:
     watcher = Probe(["x"], fetch=lambda _src: (_ for _ in ()).throw(AssertionError("not polled")))
     watcher.run(0.0, lambda _windows: None, polls=2)
     assert seen == [50_000, 50_000] and gc.get_threshold()[0] != 50_000
+
+
+def test_sources_are_scraped_at_once_so_hanging_ones_cost_one_timeout() -> None:
+    # four endpoints accept a connection and never answer; scraped one after the other, a poll took
+    # 4 x 0.5 s and held every other source's window back with it (as Prometheus, each target's
+    # scrape is on its own)
+    import socket
+
+    stub = StubServer(metrics=vllm_text(1, 1)).start()
+    hangs = [socket.create_server(("127.0.0.1", 0), backlog=8) for _ in range(4)]
+    urls = [stub.url, *(f"http://127.0.0.1:{s.getsockname()[1]}" for s in hangs)]
+    w = Watcher(urls, lambda s: file_or_url(s, 0.5))
+    w.many = lambda srcs, wanted: files_or_urls(srcs, wanted, 0.5)  # as `rooftop watch` sets it
+    try:
+        started = time.monotonic()
+        w.poll()
+        took = time.monotonic() - started
+        assert w.state[stub.url].up and w.state[stub.url].last is not None
+        assert all("hanging endpoint" in w.state[u].last_error for u in urls[1:])
+        assert took < 1.5, f"{took:.2f} s: the hanging endpoints were waited for one after another"
+        stub.metrics = vllm_text(5, 5)
+        (win,) = w.poll()
+        assert win.source == stub.url and win.deltas["prompt_tokens"] == 4
+    finally:
+        stub.stop()
+        for s in hangs:
+            s.close()
+
+
+def test_sources_sharing_an_origin_are_scraped_together() -> None:
+    stub = StubServer(metrics=vllm_text(1, 1)).start()
+    urls = [f"{stub.url}/metrics", f"{stub.url}/metrics/other", f"{stub.url}/metrics"]  # one given twice
+    w = Watcher(urls, lambda s: file_or_url(s, 5.0))
+    w.many = lambda srcs, wanted: files_or_urls(srcs, wanted, 5.0)
+    try:
+        for _ in range(5):
+            w.poll()
+            assert all(w.state[u].up for u in urls), [w.state[u].last_error for u in urls]
+    finally:
+        stub.stop()

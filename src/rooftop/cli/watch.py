@@ -109,9 +109,9 @@ def watch(
     fetcher = _fetcher(prometheus, selector, timeout)
     loop = WatchLoop(names, fetcher, live, engine, log_path, export_addr, as_json, model_label, output)
     if not prometheus:
-        from rooftop.serving.watch import file_or_url
+        from rooftop.serving.watch import files_or_urls
 
-        loop.watcher.narrow = lambda src, wanted: file_or_url(src, timeout, wanted)
+        loop.watcher.many = lambda srcs, wanted: files_or_urls(srcs, wanted, timeout)
     try:
         if once:
             loop.once()

@@ -6,20 +6,19 @@ out, HTTP status, not exposition format), so a watch loop can report it and carr
 
 from __future__ import annotations
 
-import http.client
-import io
 import time
-from functools import partial
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 import msgspec
 
-from rooftop.errors import TelemetryError, one_line
+from rooftop.errors import TelemetryError
 from rooftop.serving.engines import engine_name_regex, read_names
 from rooftop.serving.exposition import Sample, Snapshot, checked, parse, unique
+from rooftop.serving.scrape import MAX_BODY_BYTES, get, get_many
 
-__all__ = ["fetch", "metrics_url", "prometheus_instant", "prometheus_range", "read_file"]
+__all__ = ["fetch", "fetch_many", "metrics_url", "prometheus_instant", "prometheus_range", "read_file"]
 
 
 def metrics_url(url: str) -> str:
@@ -28,155 +27,34 @@ def metrics_url(url: str) -> str:
     return url if "/" in rest.rstrip("/") else url.rstrip("/") + "/metrics"
 
 
-MAX_BODY_BYTES = 64 << 20  # a /metrics page or a Prometheus answer, after decompression
-_INFLATE = {"": None, "identity": None, "gzip": 47, "x-gzip": 47, "deflate": 47}  # zlib wbits: gzip or zlib
-_CONNS: dict[str, Any] = {}  # one keep-alive connection per origin (scheme://host:port), reused every poll
-_TLS: list[Any] = []  # one SSL context per process (building one costs ~10-80 ms CPU)
-
-
-def check_timeout(timeout_s: float, what: str = "--timeout") -> float:
-    """A timeout must be a positive, finite number of seconds (0, -1, NaN and inf wait forever or never)."""
-    if not 0 < timeout_s <= MAX_TIMEOUT_S:
-        raise TelemetryError(f"{what} {timeout_s!r}: expected seconds in (0, {MAX_TIMEOUT_S:g}]")
-    return timeout_s
-
-
-MAX_TIMEOUT_S = 86400.0
-
-
-class _Late(Exception):
-    """The total deadline passed."""
-
-
-class _DeadlineReader(io.RawIOBase):
-    """The response's socket, every read waiting at most until the scrape's deadline.
-
-    Status line, headers and body all come through it, so a server trickling bytes cannot hold a
-    scrape past its deadline. It reads through the socket's own file object (which keeps the
-    socket open after a ``Connection: close`` answer hands it to the response).
-    """
-
-    def __init__(self, sock: Any, deadline: float) -> None:
-        self.sock, self.raw, self.deadline = sock, sock.makefile("rb", buffering=0), deadline
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        self.sock.settimeout(_left(self.deadline))
-        return int(self.raw.readinto(buffer))
-
-    def close(self) -> None:
-        self.raw.close()
-        super().close()
-
-
-class _Response(http.client.HTTPResponse):
-    def __init__(self, sock: Any, debuglevel: int = 0, method: str | None = None, deadline: float = 0.0) -> None:
-        super().__init__(sock, debuglevel, method)
-        self.fp.close()  # the plain file object http.client made: replaced by one that keeps the deadline
-        self.fp = io.BufferedReader(_DeadlineReader(sock, deadline))
-
-
-def _conn(origin: str, timeout_s: float) -> Any:
-    """The kept-alive stdlib connection to ``origin``: ~0.25 ms CPU a scrape, a third of an httpx client's."""
-    from urllib.parse import urlsplit
-
-    if origin not in _CONNS:
-        parts = urlsplit(origin)
-        host, port = parts.hostname or "", parts.port
-        if parts.scheme == "https":
-            if not _TLS:
-                import ssl
-
-                _TLS.append(ssl.create_default_context())
-            _CONNS[origin] = http.client.HTTPSConnection(host, port, timeout=timeout_s, context=_TLS[0])
-        else:
-            _CONNS[origin] = http.client.HTTPConnection(host, port, timeout=timeout_s)
-    return _CONNS[origin]
-
-
-def _left(deadline: float) -> float:
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise _Late
-    return left
-
-
-def _read(url: str, resp: Any) -> bytes:
-    """The body (each read waits at most until the deadline), inflated at most to MAX_BODY_BYTES."""
-    import zlib
-
-    encoding = (resp.getheader("content-encoding") or "").strip().lower()
-    if encoding not in _INFLATE:
-        raise TelemetryError(f"{url}: unsupported Content-Encoding {encoding[:40]!r}")
-    wbits = _INFLATE[encoding]
-    inflate = zlib.decompressobj(wbits) if wbits is not None else None
-    parts: list[bytes] = []
-    size = 0
-    try:
-        while True:
-            raw = resp.read1(1 << 20)
-            if not raw:
-                resp.close()  # read to its end: the connection takes the next request
-                break
-            data = inflate.decompress(raw, MAX_BODY_BYTES + 1 - size) if inflate else raw
-            size += len(data)
-            if size > MAX_BODY_BYTES or (inflate is not None and inflate.unconsumed_tail):
-                raise TelemetryError(f"{url}: body larger than {MAX_BODY_BYTES >> 20} MiB (decompressed)")
-            parts.append(data)
-    except zlib.error as exc:
-        raise TelemetryError(f"{url}: corrupt compressed body ({exc})") from None
-    return b"".join(parts)
-
-
-def _get(url: str, timeout_s: float, params: dict[str, Any] | None = None) -> str:
-    """GET ``url`` on the origin's kept-alive connection within ``timeout_s`` in all, body capped at 64 MiB."""
-    check_timeout(timeout_s)
-    if params:
-        from urllib.parse import urlencode
-
-        url = f"{url}?{urlencode(params)}"
-    origin, _, rest = url.partition("://")[2].partition("/")
-    origin = url.split("://", 1)[0] + "://" + origin
-    deadline = time.monotonic() + timeout_s
-    conn = _conn(origin, timeout_s)
-    try:
-        for attempt in (0, 1):  # a kept-alive connection the server closed meanwhile: one fresh retry
-            try:
-                if conn.sock is None:
-                    conn.timeout = _left(deadline)
-                else:
-                    conn.sock.settimeout(_left(deadline))
-                conn.response_class = partial(_Response, deadline=deadline)
-                conn.request("GET", "/" + rest, headers={"Accept-Encoding": "gzip"})
-                resp = conn.getresponse()
-                break
-            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
-                conn.close()
-                if attempt:
-                    raise
-        if resp.status != 200:
-            conn.close()
-            raise TelemetryError(f"{url}: HTTP {resp.status}")
-        body = _read(url, resp)
-    except (_Late, TimeoutError):
-        conn.close()
-        raise TelemetryError(f"{url}: no answer within {timeout_s:g} s (hanging endpoint)") from None
-    except TelemetryError:
-        conn.close()
-        raise
-    except (OSError, http.client.HTTPException) as exc:
-        conn.close()
-        raise TelemetryError(f"{url}: unreachable ({type(exc).__name__}: {one_line(str(exc)[:200])})") from None
-    return body.decode("utf-8", "replace")
-
-
 def fetch(url: str, timeout_s: float = 5.0, families: frozenset[str] | None = None) -> Snapshot:
     """Scrape one /metrics endpoint (``families``: only these are needed; see exposition.parse)."""
-    target = metrics_url(url)
-    text = _get(target, timeout_s)
-    return parse(text, time.time(), target, families, read_names())
+    snap, _ = fetch_many([url], timeout_s, [families])[0]
+    if isinstance(snap, TelemetryError):
+        raise snap
+    return snap
+
+
+def fetch_many(
+    urls: Sequence[str], timeout_s: float, families: Sequence[frozenset[str] | None]
+) -> list[tuple[Snapshot | TelemetryError, float]]:
+    """(snapshot or error, seconds) of each /metrics endpoint, all scraped at once (serving/scrape.py).
+
+    ``families[i]``: the families needed of ``urls[i]`` (None: all). The seconds are the exchange's and the parsing's.
+    """
+    targets = [metrics_url(u) for u in urls]
+    out: list[tuple[Snapshot | TelemetryError, float]] = []
+    for target, wanted, (body, took) in zip(targets, families, get_many(targets, timeout_s), strict=True):
+        if isinstance(body, TelemetryError):
+            out.append((body, took))
+            continue
+        t0 = time.perf_counter()
+        try:
+            snap: Snapshot | TelemetryError = parse(body, time.time(), target, wanted, read_names())
+        except TelemetryError as exc:
+            snap = exc
+        out.append((snap, took + time.perf_counter() - t0))
+    return out
 
 
 def read_file(path: str | Path) -> Snapshot:
@@ -228,10 +106,12 @@ class _Matrix(msgspec.Struct):
 
 
 def _json(base: str, path: str, params: dict[str, Any], timeout_s: float, shape: type[Any]) -> Any:
+    from urllib.parse import urlencode
+
     from rooftop.core.safejson import loads_json
 
     url = base.rstrip("/") + path
-    text = _get(url, timeout_s, params)
+    text = get(f"{url}?{urlencode(params)}", timeout_s)
     data = loads_json(text, f"{url}: not a Prometheus API answer;", TelemetryError)
     try:
         answer = msgspec.convert(data, _Answer)

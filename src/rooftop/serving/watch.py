@@ -186,7 +186,8 @@ class JsonlLog:
 
 
 Fetcher = Callable[[str], Snapshot]
-NarrowFetcher = Callable[[str, frozenset[str]], Snapshot]  # a fetch that may leave out other families
+# every source's (snapshot or error, seconds) at once, each reading only its families (None: all)
+ManyFetcher = Callable[[list[str], list[frozenset[str] | None]], list[tuple[Snapshot | RooftopError, float]]]
 
 
 @cache
@@ -237,7 +238,7 @@ class Watcher(msgspec.Struct):
     model_label: str | None = None
     state: dict[str, SourceState] = msgspec.field(default_factory=dict)
     events: list[dict[str, Any]] = msgspec.field(default_factory=list)
-    narrow: NarrowFetcher | None = None  # used once a source's engine is known: it parses only what its map reads
+    many: ManyFetcher | None = None  # scrapes every source at once (else one by one with ``fetch``)
 
     def __post_init__(self) -> None:
         for s in self.sources:
@@ -260,27 +261,52 @@ class Watcher(msgspec.Struct):
         if self.log:
             self.log.append(record)
 
+    def _scrape_all(self) -> list[tuple[float, float, Observation | RooftopError]]:
+        """(wall clock at the start, seconds, observation or error) of each source's scrape.
+
+        With ``many`` every source is scraped at once, as Prometheus scrapes its targets, each
+        page parsed only for the families its engine's map reads once the engine is known (the
+        engine detected at the first poll is kept: detection scans every sample).
+        """
+        now = time.time()
+        states = [self.state[src] for src in self.sources]
+        engines = [self.engine or (st.last.engine if st.up and st.last else None) for st in states]
+        found: list[tuple[Snapshot | RooftopError, float]] = []
+        if self.many is not None:
+            found = self.many(self.sources, [families(e) if e else None for e in engines])
+        else:
+            for src in self.sources:
+                t0 = time.perf_counter()
+                try:
+                    found.append((self.fetch(src), time.perf_counter() - t0))
+                except RooftopError as exc:
+                    found.append((exc, time.perf_counter() - t0))
+        out: list[tuple[float, float, Observation | RooftopError]] = []
+        for src, engine, (snap, took) in zip(self.sources, engines, found, strict=True):
+            t0 = time.perf_counter()
+            try:
+                seen: Observation | RooftopError = (
+                    snap if isinstance(snap, RooftopError) else observe(snap, src, engine, self.model_label)
+                )
+            except RooftopError as exc:
+                seen = exc
+            out.append((now, took + time.perf_counter() - t0, seen))
+        return out
+
     def poll(self) -> list[Window]:
         """Poll every source once; return the windows that closed. Never raises for a bad source."""
         out = []
-        for src in self.sources:
+        for src, (now, took, found) in zip(self.sources, self._scrape_all(), strict=True):
             st = self.state[src]
-            now = time.time()
-            t0 = time.perf_counter()
-            try:
-                # the engine detected at the first poll is kept (detection scans every sample)
-                engine = self.engine or (st.last.engine if st.up and st.last else None)
-                wanted = families(engine) if engine and self.narrow else None
-                snap = self.narrow(src, wanted) if self.narrow and wanted is not None else self.fetch(src)
-                obs = observe(snap, src, engine, self.model_label)
-            except RooftopError as exc:
-                st.up, st.scrape_duration_s = False, time.perf_counter() - t0
+            if isinstance(found, RooftopError):
+                st.up, st.scrape_duration_s = False, took
                 if st.failing_since is None:
                     st.failing_since = now
-                st.last_error = str(exc)
-                self._event({"t": now, "source": src, "event": "error", "error": str(exc)})
+                st.last_error = str(found)
+                self._event({"t": now, "source": src, "event": "error", "error": str(found)})
                 continue
-            st.up, st.scrape_duration_s, st.last_ok_s = True, time.perf_counter() - t0, now
+            obs = found
+            st.up, st.scrape_duration_s, st.last_ok_s = True, took, now
             if st.failing_since is not None:
                 since = st.last.time_s if st.last else st.failing_since
                 self._event(
@@ -325,12 +351,35 @@ class Watcher(msgspec.Struct):
                 time.sleep(max(0.0, interval_s - (time.monotonic() - started)))
 
 
-def file_or_url(source: str, timeout_s: float, wanted: frozenset[str] | None = None) -> Snapshot:
-    """Fetch a URL (``wanted``: the families needed, see :func:`families`), or read a saved exposition file."""
-    from rooftop.serving.sources import fetch, read_file
+def file_or_url(source: str, timeout_s: float) -> Snapshot:
+    """Fetch a URL, or read a saved exposition file."""
+    snap, _ = files_or_urls([source], [None], timeout_s)[0]
+    if isinstance(snap, RooftopError):
+        raise snap
+    return snap
 
-    if source.startswith(("http://", "https://")):
-        return fetch(source, timeout_s, wanted)
-    if Path(source).exists():
-        return read_file(source)
-    raise TelemetryError(f"{source}: neither an http(s) URL nor an existing exposition file")
+
+def files_or_urls(
+    sources: list[str], wanted: list[frozenset[str] | None], timeout_s: float
+) -> list[tuple[Snapshot | RooftopError, float]]:
+    """(snapshot or error, seconds) of each source: the URLs scraped at once, the saved exposition files read.
+
+    ``wanted[i]``: the families needed of ``sources[i]`` (:func:`families`; None: every family).
+    """
+    from rooftop.serving.sources import fetch_many, read_file
+
+    urls = [i for i, s in enumerate(sources) if s.startswith(("http://", "https://"))]
+    out: dict[int, tuple[Snapshot | RooftopError, float]] = {}
+    if urls:
+        out.update(zip(urls, fetch_many([sources[i] for i in urls], timeout_s, [wanted[i] for i in urls]), strict=True))
+    for i, source in enumerate(sources):
+        if i in out:
+            continue
+        t0 = time.perf_counter()
+        try:
+            if not Path(source).exists():
+                raise TelemetryError(f"{source}: neither an http(s) URL nor an existing exposition file")
+            out[i] = (read_file(source), time.perf_counter() - t0)
+        except RooftopError as exc:
+            out[i] = (exc, time.perf_counter() - t0)
+    return [out[i] for i in range(len(sources))]
