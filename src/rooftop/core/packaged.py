@@ -6,8 +6,8 @@ msgspec decodes their JSON images in ~0.1 ms. As Python does for a module's byte
 is written into the file's ``__pycache__`` folder (not when PYTHONDONTWRITEBYTECODE is set, nor
 where the folder is read-only) and used while the TOML file keeps the size and modification time
 it was made from. Only an image that decodes back to exactly the parsed tables is written (a
-TOML date or a nan has no JSON twin). Users' own TOML files are parsed every time, with the
-checks of core/safejson.py.
+TOML date or a nan has no JSON twin). Users' own TOML files (catalog layers, kernel classes,
+engine maps) are parsed every time.
 """
 
 from __future__ import annotations

@@ -287,13 +287,12 @@ def _warn_devices(p: Path, trace: Trace) -> None:
     if on.size == 0 or bool((on == on[0]).all()):
         return
     devices = sorted(set(on.tolist()))  # not np.unique: its first call imports numpy.ma (~10 ms of a cold start)
-    if len(devices) > 1:
-        shown = ", ".join(map(str, devices[:8])) + (", …" if len(devices) > 8 else "")
-        warnings.warn(
-            f"{p}: kernels of {len(devices)} GPUs in one trace (devices {shown}); rooftop reads a trace as one "
-            "device, so its timeline, busy time and points merge them: profile one GPU per process",
-            stacklevel=2,
-        )
+    shown = ", ".join(map(str, devices[:8])) + (", …" if len(devices) > 8 else "")
+    warnings.warn(
+        f"{p}: kernels of {len(devices)} GPUs in one trace (devices {shown}); rooftop reads a trace as one "
+        "device, so its timeline, busy time and points merge them: profile one GPU per process",
+        stacklevel=2,
+    )
 
 
 def _no_kernels(p: Path, builder: Builder) -> str:

@@ -180,17 +180,18 @@ def _map(raw: dict[str, Any]) -> EngineMap:
     )
 
 
-def _load(path: Path, where: str, shipped: bool = False) -> dict[str, Any]:
-    """The TOML table of one map file, which must name its ``engine``."""
-    if shipped:
-        raw = load_toml(path)
-    else:
-        import tomllib
+def _load(path: Path) -> dict[str, Any]:
+    """The TOML table of one of the user's map files (``ROOFTOP_ENGINES``)."""
+    import tomllib
 
-        try:
-            raw = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise TelemetryError(f"{where}: not an engine map (TOMLDecodeError: {exc})") from exc
+    try:
+        return _named(tomllib.loads(path.read_text(encoding="utf-8")), str(path))
+    except tomllib.TOMLDecodeError as exc:
+        raise TelemetryError(f"{path}: not an engine map (TOMLDecodeError: {exc})") from exc
+
+
+def _named(raw: dict[str, Any], where: str) -> dict[str, Any]:
+    """``raw``, a map file's table, which must name its ``engine``."""
     if not isinstance(raw.get("engine"), str):
         raise TelemetryError(f'{where}: not an engine map (no engine = "name")')
     return raw
@@ -244,14 +245,14 @@ def engine_maps() -> tuple[EngineMap, ...]:
     """Every engine map: the shipped ones (file-name order), then the user's (``ROOFTOP_ENGINES``)."""
     raws: dict[str, tuple[dict[str, Any], str]] = {}
     for entry in sorted(Path(__file__).parent.glob("*.toml")):
-        raw = _load(entry, entry.name, shipped=True)
+        raw = _named(load_toml(entry), entry.name)
         raws[raw["engine"]] = (raw, entry.name)
     user = os.environ.get("ROOFTOP_ENGINES")
     if user:
         if not Path(user).is_dir():
             raise TelemetryError(f"ROOFTOP_ENGINES={user}: not a folder of engine maps (*.toml)")
         for path in sorted(Path(user).glob("*.toml")):
-            raw = _load(path, str(path))
+            raw = _load(path)
             raws[raw["engine"]] = (raw, str(path))
     tables = {name: raw for name, (raw, _) in raws.items()}
     return tuple(_build(raw, where, tables) for raw, where in raws.values())
