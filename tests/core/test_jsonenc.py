@@ -71,6 +71,25 @@ def test_any_document_is_laid_out_as_json_dumps(doc: object, indent: int) -> Non
     assert dumps(doc, indent=indent) == json.dumps(doc, indent=indent)
 
 
+ANY = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text() | st.sampled_from(["NaN", "-Infinity"]),
+    lambda inner: st.lists(inner) | st.tuples(inner, inner) | st.dictionaries(st.text(), inner),
+    max_leaves=30,
+)
+
+
+def _no_constant(name: str) -> object:
+    raise AssertionError(f"{name} written as a JSON literal")
+
+
+@settings(max_examples=300, deadline=None)
+@given(ANY)
+def test_to_plain_is_what_dumps_writes(doc: object) -> None:
+    # to_plain skips the text (watch calls it per window); a NaN or inf is null either way, and a
+    # string that reads "NaN" stays a string
+    assert to_plain(doc) == json.loads(dumps(doc), parse_constant=_no_constant)
+
+
 class Version(str):
     """Like torch.__version__ (TorchVersion): a str subclass."""
 

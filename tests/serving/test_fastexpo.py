@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
+import msgspec
 import pytest
 
+import rooftop.serving.exposition as exposition
 import rooftop.serving.fastexpo as fe
+from rooftop.errors import TelemetryError
 from rooftop.serving.exposition import parse
 from tests.conftest import DATA
 
@@ -15,7 +20,7 @@ def test_fast_equals_prometheus_client_on_real_samples(name: str, monkeypatch: p
     assert fe.parse_fast(text) is not None  # every real sample takes the fast path
     fast = parse(text, 1.0, "x")
     again = parse(text, 1.0, "x")  # every line's head memoised now
-    monkeypatch.setattr(fe, "parse_fast", lambda _text, _families=None: None)
+    monkeypatch.setattr(exposition, "parse_fast", lambda *_: None)
     slow = parse(text, 1.0, "x")
     assert fast.samples == slow.samples == again.samples and dict(fast.types) == dict(slow.types) == dict(again.types)
 
@@ -26,7 +31,11 @@ def test_unusual_text_steps_aside() -> None:
     assert fe.parse_fast("a{l=x} 1\n") is None  # unquoted label
     assert fe.parse_fast("<html>\n") is None
     for _ in range(2):  # a timestamped line is never memoised (its last field is not the value)
-        rows, types = fe.parse_fast('# TYPE c counter\nc{b="2",a="1"} 3 1700000000\nc_created 5\nu 7\n') or ([], {})
+        rows, types, _ = fe.parse_fast('# TYPE c counter\nc{b="2",a="1"} 3 1700000000\nc_created 5\nu 7\n') or (
+            [],
+            {},
+            None,
+        )
         assert rows == [("c_total", (("a", "1"), ("b", "2")), 3.0), ("u", (), 7.0)]
         assert types == {"c": "counter", "u": "unknown"}
 
@@ -49,7 +58,7 @@ def test_only_the_engine_maps_families_give_the_same_observation(name: str) -> N
 
 def test_families_filter_skips_typed_families_and_keeps_untyped_lines() -> None:
     text = '# TYPE a counter\na_total 1\n# TYPE b gauge\nb{x="1"} 2\nb_summary 4\nb 5\nu 3\n'
-    rows, types = fe.parse_fast(text, frozenset({"a"})) or ([], {})
+    rows, types, _ = fe.parse_fast(text, frozenset({"a"})) or ([], {}, None)
     # b's sample skipped; b_summary is not b's (untyped), and so is what follows it, as without a filter
     assert rows == [("a_total", (), 1.0), ("b_summary", (), 4.0), ("b", (), 5.0), ("u", (), 3.0)]
     assert types == {"a": "counter", "b": "gauge", "b_summary": "unknown", "u": "unknown"}
@@ -62,12 +71,80 @@ def test_the_line_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fe, "_stored", [0])
     monkeypatch.setattr(fe, "MAX_HEADS", 50)
     text = "# TYPE g gauge\n" + "".join(f'g{{i="{i}"}} {i}\n' for i in range(200))
-    rows, _ = fe.parse_fast(text) or ([], {})
+    rows, _, _ = fe.parse_fast(text) or ([], {}, None)
     assert len(rows) == 200 and rows[-1] == ("g", (("i", "199"),), 199.0)
     assert sum(len(h) for h in fe._HEADS.values()) == 50 == fe._stored[0]
-    rows, _ = fe.parse_fast(text.replace(" 199\n", " 7\n")) or ([], {})
-    assert rows[-1] == ("g", (("i", "199"),), 7.0) and fe._stored[0] == 50
+    rows, _, _ = fe.parse_fast(text.replace(" 199\n", " 7\n"), None, "another source") or ([], {}, None)
+    assert rows[-1] == ("g", (("i", "199"),), 7.0) and fe._stored[0] == 50  # line by line: no layout there yet
     monkeypatch.setattr(fe, "MAX_FAMILIES", 10)
     families = "".join(f"# TYPE f{i} gauge\nf{i} {i}\n" for i in range(100))
-    rows, types = fe.parse_fast(families) or ([], {})
+    rows, types, _ = fe.parse_fast(families) or ([], {}, None)
     assert len(rows) == len(types) == 100 and len(fe._HEADS) == 10  # every family read, ten memos kept
+
+
+def _bumped(text: str) -> str:
+    """``text`` with every sample's value one higher (the page a scrape later, as far as the layout can tell)."""
+    return re.sub(r"^([^#\n].*) (\S+)$", lambda m: f"{m.group(1)} {float(m.group(2)) + 1!r}", text, flags=re.M)
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (DATA / "serving").glob("*.prom")))
+def test_a_page_of_the_same_shape_is_read_through_its_layout(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rooftop.serving.engines import detect
+    from rooftop.serving.watch import families, observe
+
+    text = (DATA / "serving" / name).read_text(encoding="utf-8")
+    engine = detect(parse(text, 1.0, name)).engine
+    wanted = families(engine)
+    first = parse(text, 1.0, f"layout:{name}", wanted)
+    assert first.layout is not None  # every real sample has one
+    later = _bumped(text)
+    expected = parse(later, 2.0, f"fresh:{name}", wanted)  # line by line (a source seen for the first time)
+    monkeypatch.setattr(fe, "_lines", lambda *_: pytest.fail("read line by line, not through the layout"))
+    again = parse(later, 2.0, f"layout:{name}", wanted)
+    assert again.layout is first.layout and again.samples == expected.samples
+    assert dict(again.types) == dict(expected.types)
+    # the engine map's reading is kept per layout: the same observation as read afresh
+    for snap in (first, again):
+        kept = observe(snap, name, engine)
+        assert kept == observe(msgspec.structs.replace(snap, layout=None), name, engine)
+    assert observe(again, name, engine) != observe(first, name, engine)  # the new values, not the kept ones
+
+
+def test_a_page_of_another_shape_is_read_line_by_line() -> None:
+    page = '# TYPE c counter\nc_total{m="a"} 1\n# TYPE g gauge\ng 2\n'
+    rows, _, first = fe.parse_fast(page, None, "s") or ([], {}, None)
+    assert first is not None and list(rows) == [("c_total", (("m", "a"),), 1.0), ("g", (), 2.0)]
+    more = page + 'c_total{m="b"} 5\n'  # a new series: another shape
+    rows, _, second = fe.parse_fast(more, None, "s") or ([], {}, None)
+    assert second is not None and second is not first and list(rows)[-1] == ("c_total", (("m", "b"),), 5.0)
+    retyped = more.replace("# TYPE g gauge", "# TYPE g counter")  # a type is part of the shape, never a number
+    rows, types, third = fe.parse_fast(retyped, None, "s") or ([], {}, None)
+    assert third is not second and types["g"] == "counter" and ("g_total", (), 2.0) in list(rows)
+
+
+def test_what_a_layout_cannot_vouch_for_goes_line_by_line_or_to_the_full_parser() -> None:
+    page = '# TYPE g gauge\ng{a="1"} 1\ng{a="2"} 2\n'
+    assert fe.parse_fast(page, None, "t") is not None and fe._LAST[("t", None)] is not None
+    rows, _, layout = fe.parse_fast(page.replace(" 2\n", " NaN\n"), None, "t") or ([], {}, None)
+    assert layout is None and list(rows) == [("g", (("a", "1"),), 1.0)]  # NaN dropped: no layout for these rows
+    assert fe.parse_fast(page.replace(" 2\n", " 2e\n"), None, "t") is None  # not a number: the full parser says so
+    with pytest.raises(TelemetryError, match="not Prometheus text format"):
+        parse(page.replace(" 2\n", " 2e\n"), 1.0, "t")
+    stamped = page.replace(" 2\n", " 2 1700000000\n")  # a timestamp: the last field is not the value
+    for _ in range(2):
+        rows, _, layout = fe.parse_fast(stamped, None, "u") or ([], {}, None)
+        assert layout is None and list(rows)[-1] == ("g", (("a", "2"),), 2.0)
+    assert fe.parse_fast(page.replace("\n", "\r\n"), None, "v")[2] is None  # type: ignore[index]  # \r\n lines
+
+
+def test_the_layouts_kept_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fe, "_LAST", {})
+    monkeypatch.setattr(fe, "_kept_chars", [0])
+    page = "# TYPE g gauge\n" + "".join(f'g{{i="{i}"}} {i}\n' for i in range(50))
+    monkeypatch.setattr(fe, "MAX_LAYOUT_CHARS", 3 * len(page))
+    for k in range(10):
+        fe.parse_fast(page, None, f"source {k}")
+    assert list(fe._LAST) == [(f"source {k}", None) for k in (7, 8, 9)] and fe._kept_chars[0] == 3 * len(page)
+    fe.parse_fast(page + "h 1\n", None, "source 9")  # a new, larger shape replaces the source's: 7's goes
+    assert list(fe._LAST) == [("source 8", None), ("source 9", None)]
+    assert fe._kept_chars[0] == len(page) + len(page + "h 1\n")

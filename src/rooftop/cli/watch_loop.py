@@ -165,13 +165,14 @@ class WatchLoop:
         if self.as_json or not sys.stdout.isatty():
 
             def emit(windows: list[Any]) -> None:
-                for s in self._handle(windows):
-                    click.echo(dumps(s) if self.as_json else one_line(s))
-                for e in self._events():
-                    click.echo(
-                        dumps(e) if self.as_json else event_line(e),
-                        err=not self.as_json,
-                    )
+                lines = [dumps(s) if self.as_json else one_line(s) for s in self._handle(windows)]
+                events = [dumps(e) if self.as_json else event_line(e) for e in self._events()]
+                if self.as_json:
+                    lines += events
+                if lines:  # one write per poll, not one per source
+                    click.echo("\n".join(lines))
+                if events and not self.as_json:
+                    click.echo("\n".join(events), err=True)
                 sys.stdout.flush()
 
             self.watcher.run(interval_s, emit, count)

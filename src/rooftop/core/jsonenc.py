@@ -31,12 +31,17 @@ def _hook(obj: Any) -> Any:
 def to_plain(obj: Any) -> Any:
     """``obj`` as JSON-ready builtins: dicts, lists, str, int, float, bool, None (never NaN or inf).
 
-    The compact text of :func:`dumps` read back by msgspec (tuples become lists, as JSON reads
-    them back). `watch` calls it per window.
+    What :func:`dumps` would write, as builtins: msgspec's builtins, then the walk that turns
+    non-finite numbers into null with their reasons and tuples into lists (no text in between:
+    `watch` calls it per window).
     """
     import msgspec
 
-    return msgspec.json.decode(_compact(obj))
+    try:
+        raw = msgspec.to_builtins(obj, enc_hook=_hook, str_keys=True)
+    except TypeError:  # a key msgspec does not take
+        raw = obj
+    return _walk(raw)
 
 
 def dumps(obj: Any, indent: int | None = None) -> str:
@@ -66,10 +71,10 @@ def _compact(obj: Any) -> str:
         raw = msgspec.to_builtins(obj, enc_hook=_hook, str_keys=True)
     except TypeError:  # a key msgspec does not take
         return json.dumps(_walk(obj), allow_nan=False)
-    try:
-        return json.dumps(raw, allow_nan=False)
-    except ValueError:  # a NaN or an inf
+    text = json.dumps(raw)  # the default encoder: faster than a strict one made per call
+    if "NaN" in text or "Infinity" in text:  # a NaN or an inf (or those words in a string: the walk is right too)
         return json.dumps(_walk(raw), allow_nan=False)
+    return text
 
 
 _SCALARS = (str, int, bool, type(None))

@@ -5,11 +5,14 @@ from __future__ import annotations
 import math
 from collections.abc import Container, Iterator, Mapping
 from functools import cached_property
+from itertools import repeat
+from operator import itemgetter
 from typing import NamedTuple
 
 import msgspec
 
 from rooftop.errors import TelemetryError, one_line
+from rooftop.serving.fastexpo import Layout, parse_fast
 
 Labels = tuple[tuple[str, str], ...]
 
@@ -40,6 +43,7 @@ class Snapshot(msgspec.Struct, frozen=True, dict=True):
     time_s: float
     source: str = ""
     types: Mapping[str, str] = msgspec.field(default_factory=dict)  # family name -> counter|gauge|histogram|...
+    layout: Layout | None = None  # shared by the snapshots of pages of one shape (fastexpo.Layout); None: unknown
 
     def __len__(self) -> int:
         return len(self.samples)
@@ -49,27 +53,36 @@ class Snapshot(msgspec.Struct, frozen=True, dict=True):
         return {s.name for s in self.samples}
 
     @cached_property
-    def by_name(self) -> dict[str, list[Sample]]:
-        """Samples grouped by name (built once: engine maps look up dozens of names per scrape)."""
-        out: dict[str, list[Sample]] = {}
-        for s in self.samples:
-            out.setdefault(s.name, []).append(s)
+    def values(self) -> list[float]:
+        """Every sample's value, in order."""
+        return list(map(itemgetter(2), self.samples))
+
+    @cached_property
+    def positions(self) -> dict[str, list[int]]:
+        """Each sample name's positions in ``samples`` (built once: engine maps look up dozens of names per scrape)."""
+        out: dict[str, list[int]] = {}
+        for i, s in enumerate(self.samples):
+            out.setdefault(s.name, []).append(i)
         return out
+
+    def where(self, name: str, match: Mapping[str, str] | None = None) -> list[int]:
+        """The positions of the samples :meth:`series` yields."""
+        found = self.positions.get(name, [])
+        if not match:
+            return found
+        samples, pairs = self.samples, match.items()
+        return [i for i in found if all(pair in samples[i].labels for pair in pairs)]
 
     def series(self, name: str, match: Mapping[str, str] | None = None) -> Iterator[Sample]:
         """Samples called ``name`` whose labels include every pair of ``match``."""
-        found = self.by_name.get(name, ())
-        if not match:
-            yield from found
-            return
-        for s in found:
-            if all(pair in s.labels for pair in match.items()):
-                yield s
+        samples = self.samples
+        for i in self.where(name, match):
+            yield samples[i]
 
     def total(self, name: str, match: Mapping[str, str] | None = None) -> float | None:
         """Sum of ``name`` over its series (label sets), or None when absent."""
-        values = [s.value for s in self.series(name, match)]
-        return float(sum(values)) if values else None
+        values = self.values
+        return float(sum([values[i] for i in found])) if (found := self.where(name, match)) else None
 
 
 def parse(
@@ -85,15 +98,17 @@ def parse(
     ``judged``: the sample names whose negative or infinite value refuses the page (the sources
     pass the names the engine maps read, ``engines.read_names``); see :func:`checked`.
     """
-    from rooftop.serving.fastexpo import parse_fast
-
-    fast = parse_fast(text, families)
-    if fast is not None and fast[0]:
-        new = tuple.__new__  # Sample(*row) without NamedTuple's Python-level __new__: rows are 3-tuples
-        rows: list[Sample] = [new(Sample, row) for row in fast[0]]
-        if not all(0.0 <= r.value < math.inf for r in rows):  # the same checks as the parser's path
+    fast = parse_fast(text, families, source)
+    # Sample(*row) without NamedTuple's Python-level __new__: rows are 3-tuples
+    rows: list[Sample] = list(map(tuple.__new__, repeat(Sample), fast[0])) if fast is not None else []
+    if fast is not None and rows:
+        layout = fast[2]
+        values = list(map(itemgetter(2), rows))  # NaN is out already: min and max in C check them all
+        if min(values) < 0.0 or max(values) == math.inf:  # the same checks as the parser's path
             rows = [kept for r in rows if (kept := checked(r, source, judged)) is not None]
-        return Snapshot(unique(rows, source), time_s, source, fast[1])
+            layout = None  # samples dropped: the rows no longer follow it
+        got = tuple(rows) if layout is not None and layout.distinct else unique(rows, source)
+        return Snapshot(got, time_s, source, fast[1], layout)
     from prometheus_client.parser import text_string_to_metric_families
 
     samples: list[Sample] = []

@@ -6,12 +6,22 @@ plain form, ``name{label="value",...} value [timestamp]`` with ``# HELP``/``# TY
 no escapes; anything else (a backslash, OpenMetrics' ``# EOF``, a line it cannot match) returns
 None and the caller uses prometheus_client's parser, so results and errors come from one place.
 Names follow prometheus_client: a counter's family name drops ``_total``, its sample has it.
+
+Two memos make a repeated page cheap. A line's meaning up to its value is kept (``_HEADS``), so a
+line seen before costs a split, a lookup and a float(). And a whole page's shape is kept as a
+:class:`Layout`: an engine's page differs from its last one only in its numbers, so one C-level
+split of the page into its numbers and the text between them finds the layout, and the samples
+are the layout's series zipped with the numbers it picks (no Python loop over the lines).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
+from operator import itemgetter
+from types import MappingProxyType
+from typing import Any
 
 LINE = re.compile(r"([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{([^}]*)\})?[ \t]+(\S+)(?:[ \t]+-?\d+)?[ \t]*")
 LABEL = re.compile(r'[ \t]*([a-zA-Z_][a-zA-Z0-9_]*)[ \t]*=[ \t]*"([^"]*)"[ \t]*(?:,|$)')
@@ -94,24 +104,136 @@ def _new_head(line: str, family: str, kind: str, heads: dict[str, Head]) -> tupl
     return head, value_text
 
 
-def parse_fast(
-    text: str, families: frozenset[str] | None = None
-) -> tuple[list[tuple[str, Labels, float]], dict[str, str]] | None:
-    """(name, labels, value) of every sample and the family types, or None when the text needs the full parser.
+Row = tuple[str, Labels, float]
 
-    A line's meaning up to its value is memoised (``_HEADS``): a page repeats the same series on
-    every scrape, so most lines cost a split, a lookup and a float(). With ``families``, the
-    samples of typed families not in it are dropped before their value is read (a watch that
-    knows its engine reads only the series its map uses); every ``# TYPE`` is still recorded.
+# A line's last field when it may be a number: every plain sample's value, and the last word of
+# some HELP comments (harmless: a layout picks only its samples' fields), never a TYPE comment's type.
+PIECE = re.compile(r" ([-+0-9.eEinfINFaN]+)$", re.M)
+
+
+class Layout:
+    """A page's shape: its text between its numbers (:data:`PIECE` fields), which number is which sample, its types.
+
+    Every page equal to the one it was made from but for those numbers shares it, so a reader
+    may keep in ``memo`` what it derives from the series alone (an engine map's reading).
+    ``distinct``: no series appears twice. ``chars``: the page's size, for the memo's bound.
+    """
+
+    __slots__ = ("_pick", "between", "chars", "distinct", "labels", "memo", "names", "types")
+
+    def __init__(
+        self, between: list[str], picked: Sequence[int], rows: list[Row], types: dict[str, str], chars: int
+    ) -> None:
+        self.between, self.chars = between, chars
+        self._pick: Callable[[list[str]], Sequence[str]] = _getter(picked)
+        self.names = tuple(r[0] for r in rows)
+        self.labels = tuple(r[1] for r in rows)
+        self.types: Mapping[str, str] = MappingProxyType(types)
+        self.distinct = len(set(zip(self.names, self.labels, strict=True))) == len(rows)
+        self.memo: dict[Any, Any] = {}
+
+    def read(self, numbers: list[str]) -> tuple[Iterable[Row], Mapping[str, str], Layout | None] | None:
+        """The rows of a page of this shape whose numbers are ``numbers`` (None: one is not a number).
+
+        The rows are a one-pass zip of the series and their values (the caller makes its samples
+        of them: no list of rows in between); the types are the layout's, read-only.
+        """
+        try:
+            values = list(map(float, self._pick(numbers)))
+        except ValueError:
+            return None
+        total = sum(values)
+        if total != total:  # a NaN sample is dropped, as line by line: the rows no longer follow the layout
+            rows = zip(self.names, self.labels, values, strict=True)
+            return [r for r in rows if r[2] == r[2]], self.types, None
+        return zip(self.names, self.labels, values, strict=True), self.types, self
+
+
+def _getter(picked: Sequence[int]) -> Callable[[list[str]], Sequence[str]]:
+    if len(picked) == 1:
+        only = picked[0]
+        return lambda numbers: (numbers[only],)
+    return itemgetter(*picked)
+
+
+KINDS = frozenset(
+    ("counter", "gauge", "histogram", "summary", "untyped", "unknown", "info", "stateset", "gaugehistogram")
+)
+_LAST: dict[tuple[str, frozenset[str] | None], Layout] = {}  # (source, families) -> the layout of its last page
+MAX_LAYOUT_CHARS = 64 << 20  # pages' text kept at most (past it the oldest source's layout is dropped)
+_kept_chars = [0]
+
+
+def _remember(key: tuple[str, frozenset[str] | None], layout: Layout | None) -> None:
+    old = _LAST.pop(key, None)
+    if old is not None:
+        _kept_chars[0] -= old.chars
+    if layout is None:
+        return
+    _LAST[key] = layout
+    _kept_chars[0] += layout.chars
+    while _kept_chars[0] > MAX_LAYOUT_CHARS and _LAST:
+        _kept_chars[0] -= _LAST.pop(next(iter(_LAST))).chars
+
+
+def parse_fast(
+    text: str, families: frozenset[str] | None = None, source: str = ""
+) -> tuple[Iterable[Row], Mapping[str, str], Layout | None] | None:
+    """(name, labels, value) of every sample, the family types and the page's layout; None: use the full parser.
+
+    The rows are a list, or a one-pass iterable when read through a layout (:meth:`Layout.read`).
+
+    With ``families``, the samples of typed families not in it are dropped before their value is
+    read (a watch that knows its engine reads only the series its map uses); every ``# TYPE`` is
+    still recorded. The layout is None when the rows do not follow one (a timestamp, a NaN).
+    The layout of ``source``'s last page is kept, as Prometheus keeps a scrape cache per target:
+    a page that differs from it only in its numbers is read through it.
     """
     if "\\" in text:
         return None
-    out: list[tuple[str, Labels, float]] = []
+    pieces = PIECE.split(text)  # text, number, text, number, ..., text
+    between = pieces[::2]
+    key = (source, families)
+    layout = _LAST.get(key)
+    if layout is not None and layout.between == between:
+        return layout.read(pieces[1::2])
+    found = _lines(text, families)
+    if found is None:
+        return None
+    rows, types, at = found
+    layout = None
+    if at is not None and rows and all(r[2] == r[2] for r in rows):
+        layout = _layout(text, between, at, rows, types)
+    _remember(key, layout)
+    return (rows if layout else [r for r in rows if r[2] == r[2]]), types, layout
+
+
+def _layout(text: str, between: list[str], at: list[int], rows: list[Row], types: dict[str, str]) -> Layout | None:
+    """The layout of a page whose row ``k`` took its value from the last field of line ``at[k]``."""
+    if len(text.splitlines()) != text.count("\n") + (not text.endswith("\n")):
+        return None  # a line break other than \n: splitlines' line numbers are not the pieces'
+    if not KINDS.issuperset(types.values()):
+        return None  # an odd type might be a PIECE: two pages of one layout could differ in it
+    piece_of_line: dict[int, int] = {}
+    line = 0
+    for k in range(len(between) - 1):  # the number k follows between[k]
+        line += between[k].count("\n")
+        piece_of_line[line] = k
+    picked = [piece_of_line.get(i, -1) for i in at]
+    if -1 in picked:
+        return None
+    return Layout(between, picked, rows, dict(types), len(text))
+
+
+def _lines(text: str, families: frozenset[str] | None) -> tuple[list[Row], dict[str, str], list[int] | None] | None:
+    """The rows (NaN kept), the types, and each row's line when its value is the line's last field (else None)."""
+    out: list[Row] = []
+    at: list[int] | None = []
     types: dict[str, str] = {}
     family = kind = ""
     heads = _heads(family, kind)
     skip = False  # the samples of the current family are not wanted
-    for line in text.splitlines():
+    for number, line in enumerate(text.splitlines()):
         if not line or line[0] == "#":
             if line.startswith("# TYPE"):
                 typed = _type_line(line)
@@ -131,6 +253,8 @@ def parse_fast(
             if found is None:
                 return None
             head, value_text = found
+            if value_text != line.rpartition(" ")[2]:
+                at = None  # a timestamp follows the value
         shown, lab, after, untyped = head
         if skip and after:
             continue
@@ -144,9 +268,9 @@ def parse_fast(
         if not shown:
             continue
         try:
-            value = float(value_text)
+            out.append((shown, lab, float(value_text)))
         except ValueError:
             return None
-        if value == value:  # NaN samples are dropped
-            out.append((shown, lab, value))
-    return out, types
+        if at is not None:
+            at.append(number)
+    return out, types, at

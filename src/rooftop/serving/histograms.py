@@ -8,9 +8,10 @@ with the upper edge of the last finite bucket. The error is therefore at most on
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
-from operator import sub
+from itertools import accumulate
+from operator import itemgetter, sub
 
 import msgspec
 
@@ -94,20 +95,69 @@ def _edge(labels: tuple[tuple[str, str], ...]) -> float | None:
     return None
 
 
-def from_snapshot(snap: Snapshot, name: str, match: Mapping[str, str] | None = None) -> Histogram | None:
-    """The histogram family ``name`` (base name, no _bucket) summed over label sets; None when absent."""
-    by_edge: dict[float, float] = {}
-    wanted = tuple(match.items()) if match else ()
-    for s in snap.by_name.get(f"{name}_bucket", ()):  # the loop of Snapshot.series, inlined: 10 per scrape
-        if wanted and not all(pair in s.labels for pair in wanted):
-            continue
-        edge = _edge(s.labels)
-        if edge is None:
-            continue
-        by_edge[edge] = by_edge.get(edge, 0.0) + s.value
-    count = snap.total(f"{name}_count", match)
-    if not by_edge or count is None:
+_ZERO_PLUS = (0.0).__add__
+
+
+class Sums:
+    """The sum of a page's values at each group of positions, each added in order from 0.0 (as ``sum`` does).
+
+    Made once per page layout and called per page: every position is picked by one ``itemgetter``
+    in C, and when each group is one position (the usual page, one series each) added in C too.
+    """
+
+    __slots__ = ("_bounds", "_pick")
+
+    def __init__(self, groups: tuple[tuple[int, ...], ...]) -> None:
+        flat = [i for g in groups for i in g]
+        self._pick: Callable[[list[float]], tuple[float, ...]] = (
+            itemgetter(*flat) if len(flat) > 1 else lambda values: tuple(values[i] for i in flat)
+        )
+        ends = list(accumulate(len(g) for g in groups))
+        self._bounds = None if len(flat) == len(groups) else list(zip([0, *ends[:-1]], ends, strict=True))
+
+    def __call__(self, values: list[float]) -> tuple[float, ...]:
+        picked = self._pick(values)
+        if self._bounds is None:
+            return tuple(map(_ZERO_PLUS, picked))
+        return tuple(float(sum(picked[a:b])) for a, b in self._bounds)
+
+
+class Buckets:
+    """Where a histogram family sits in a page: per upper edge the positions of its buckets, and of _count, _sum.
+
+    It depends on the page's series alone, so an engine map keeps it per page layout and a repeated
+    page's histogram costs one pick of its values (:meth:`histogram`), not a scan of its samples.
+    """
+
+    __slots__ = ("_sums", "edges", "has_sum")
+
+    def __init__(
+        self,
+        edges: tuple[float, ...],
+        at_edge: tuple[tuple[int, ...], ...],
+        count_at: tuple[int, ...],
+        sum_at: tuple[int, ...],
+    ) -> None:
+        self.edges, self.has_sum = edges, bool(sum_at)
+        self._sums = Sums((*at_edge, count_at, *((sum_at,) if sum_at else ())))
+
+    def histogram(self, values: list[float]) -> Histogram:
+        """The histogram of a page of these positions whose sample values are ``values``."""
+        found, n = self._sums(values), len(self.edges)
+        return Histogram(self.edges, found[:n], found[n + 1] if self.has_sum else 0.0, found[n])
+
+
+def buckets(snap: Snapshot, name: str, match: Mapping[str, str] | None = None) -> Buckets | None:
+    """Where the histogram family ``name`` (base name, no _bucket) sits, summed over label sets; None when absent."""
+    by_edge: dict[float, list[int]] = {}
+    samples = snap.samples
+    for i in snap.where(f"{name}_bucket", match):
+        edge = _edge(samples[i].labels)
+        if edge is not None:
+            by_edge.setdefault(edge, []).append(i)
+    count_at = snap.where(f"{name}_count", match)
+    if not by_edge or not count_at:
         return None
-    total = snap.total(f"{name}_sum", match) or 0.0
     edges = sorted(by_edge)
-    return Histogram(tuple(edges), tuple(by_edge[e] for e in edges), total, count)
+    at_edge = tuple(tuple(by_edge[e]) for e in edges)
+    return Buckets(tuple(edges), at_edge, tuple(count_at), tuple(snap.where(f"{name}_sum", match)))

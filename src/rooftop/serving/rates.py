@@ -39,5 +39,5 @@ class Rate(msgspec.Struct, frozen=True):
 
 def rate(before: float, after: float, interval_s: float) -> Rate:
     """The rate of one counter between two readings ``interval_s`` apart."""
-    delta, resets = increase([before, after])
-    return Rate(delta, interval_s, resets > 0)
+    reset = after < before  # as increase() reads a pair: a reset counts the new value (a watch: ~10 a window)
+    return Rate(after if reset else after - before, interval_s, reset)

@@ -99,18 +99,13 @@ def observe(snap: Snapshot, source: str, engine: str | None = None, model_label:
     source, the engine and the engine the source looks like (a table of dashes would pass for data).
     """
     emap: EngineMap = engine_map(engine) if engine else detect(snap)
-    scalars, histograms = emap.scalars(snap, model_label), emap.histograms(snap)
+    reading = emap.reading(snap, model_label)  # kept per page layout: a repeated page costs a few sums
+    values = snap.values
+    scalars, histograms = reading.scalar_values(values), reading.histogram_values(values)
     if engine and not scalars and not histograms and (why := mismatch(snap, emap)):
         raise TelemetryError(why)
     return Observation(
-        source,
-        snap.time_s,
-        emap.engine,
-        scalars,
-        histograms,
-        tuple(emap.deprecated_in_use(snap)),
-        emap.request_models(snap, model_label),
-        emap.replicas(snap),
+        source, snap.time_s, emap.engine, scalars, histograms, reading.deprecated, reading.models, reading.replicas
     )
 
 

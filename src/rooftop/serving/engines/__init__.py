@@ -27,7 +27,7 @@ import msgspec
 from rooftop.core.packaged import load_toml
 from rooftop.errors import TelemetryError
 from rooftop.serving.exposition import Snapshot
-from rooftop.serving.histograms import Histogram, from_snapshot
+from rooftop.serving.histograms import Buckets, Histogram, Sums, buckets
 
 
 class MetricSpec(msgspec.Struct, frozen=True):
@@ -39,6 +39,41 @@ class MetricSpec(msgspec.Struct, frozen=True):
     match: dict[str, str] = msgspec.field(default_factory=dict)
     scale: float = 1.0
     mean_over_replicas: bool = False  # a share per engine (KV-cache use): the engines' mean, not their sum
+
+
+class Reading:
+    """What an engine map reads off a page, by sample positions: it depends on the page's series alone.
+
+    ``scalars``: (key, the positions summed, one group per client-facing model or a single one,
+    the map's scale, the replicas a per-engine share is divided by).
+    """
+
+    __slots__ = ("_sums", "deprecated", "histograms", "models", "replicas", "scalars")
+
+    def __init__(
+        self,
+        scalars: list[tuple[str, tuple[tuple[int, ...], ...], float, int]],
+        histograms: list[tuple[str, Buckets]],
+        deprecated: tuple[str, ...],  # 'old → new (deprecated in X)' for each renamed metric still exposed
+        models: tuple[str, ...],
+        replicas: int,
+    ) -> None:
+        self.scalars, self.histograms = scalars, histograms
+        self.deprecated, self.models, self.replicas = deprecated, models, replicas
+        self._sums = Sums(tuple(g for _, groups, _, _ in scalars for g in groups))  # every group at once
+
+    def scalar_values(self, values: list[float]) -> dict[str, float]:
+        """Each canonical counter and gauge of a page whose sample values are ``values``."""
+        totals, at, out = self._sums(values), 0, {}
+        for key, groups, scale, divisor in self.scalars:
+            n = len(groups)
+            out[key] = (totals[at] if n == 1 else float(sum(totals[at : at + n]))) * scale / divisor
+            at += n
+        return out
+
+    def histogram_values(self, values: list[float]) -> dict[str, Histogram]:
+        """Each canonical histogram of a page whose sample values are ``values``."""
+        return {key: found.histogram(values) for key, found in self.histograms}
 
 
 class EngineMap(msgspec.Struct, frozen=True, dict=True):
@@ -67,38 +102,59 @@ class EngineMap(msgspec.Struct, frozen=True, dict=True):
         labels = self.replica_labels
         if not labels or running is None:
             return 1
+        samples = snap.samples
         found = {
             key
             for name in running.names
-            for s in snap.by_name.get(name, ())
-            if any(key := tuple(s.label(x) for x in labels))
+            for i in snap.where(name)
+            if any(key := tuple(samples[i].label(x) for x in labels))
         }
         return max(1, len(found))
+
+    def reading(self, snap: Snapshot, model_label: str | None = None) -> Reading:
+        """Which samples of ``snap`` make each canonical metric, and what else the map reads off its series.
+
+        Kept per page layout (``snap.layout``): every scrape of one engine repeats its series with
+        new values, so the samples are looked up once and each later page costs a few sums.
+        """
+        layout = snap.layout
+        key = (EngineMap, self.engine, model_label)
+        if layout is not None and (kept := layout.memo.get(key)) is not None and kept[0] is self:
+            return kept[1]  # type: ignore[no-any-return]
+        models = self.request_models(snap, model_label)
+        replicas = self.replicas(snap)
+        scalars = []
+        histograms = []
+        for m in self.metrics:
+            if m.kind == "histogram":
+                found = next((b for name in m.names if (b := buckets(snap, name, m.match)) is not None), None)
+                if found is not None:
+                    histograms.append((m.key, found))
+                continue
+            for name in _candidates(m):
+                groups = self._groups(snap, name, m, models)
+                if groups:
+                    scalars.append((m.key, groups, m.scale, replicas if m.mean_over_replicas else 1))
+                    break
+        reading = Reading(scalars, histograms, tuple(self.deprecated_in_use(snap)), models, replicas)
+        if layout is not None:
+            layout.memo[key] = (self, reading)
+        return reading
+
+    def _groups(self, snap: Snapshot, name: str, m: MetricSpec, models: tuple[str, ...]) -> tuple[tuple[int, ...], ...]:
+        """The positions summed for ``m`` read as ``name``: one group, or one per client-facing model; () if none."""
+        if not models or m.key not in self.requests.get("metrics", ()):
+            found = snap.where(name, m.match)
+            return (tuple(found),) if found else ()
+        label = self.requests["label"]
+        return tuple(tuple(g) for model in models if (g := snap.where(name, {**m.match, label: model})))
 
     def scalars(self, snap: Snapshot, model_label: str | None = None) -> dict[str, float]:
         """Canonical counter and gauge values present in ``snap`` (summed over label sets).
 
         Per-model request counters (``[requests]``) are summed over the client-facing models only.
         """
-        models = self.request_models(snap, model_label)
-        replicas = self.replicas(snap) if any(m.mean_over_replicas for m in self.metrics) else 1
-        out: dict[str, float] = {}
-        for m in self.metrics:
-            if m.kind == "histogram":
-                continue
-            for name in _candidates(m):
-                value = self._total(snap, name, m, models)
-                if value is not None:
-                    out[m.key] = value * m.scale / (replicas if m.mean_over_replicas else 1)
-                    break
-        return out
-
-    def _total(self, snap: Snapshot, name: str, m: MetricSpec, models: tuple[str, ...]) -> float | None:
-        if not models or m.key not in self.requests.get("metrics", ()):
-            return snap.total(name, m.match)
-        label = self.requests["label"]
-        values = [v for model in models if (v := snap.total(name, {**m.match, label: model})) is not None]
-        return float(sum(values)) if values else None
+        return self.reading(snap, model_label).scalar_values(snap.values)
 
     def request_models(self, snap: Snapshot, model_label: str | None = None) -> tuple[str, ...]:
         """The models whose request counters count client requests (empty: no per-model counters)."""
@@ -119,16 +175,7 @@ class EngineMap(msgspec.Struct, frozen=True, dict=True):
 
     def histograms(self, snap: Snapshot) -> dict[str, Histogram]:
         """Canonical histograms present in ``snap``."""
-        out: dict[str, Histogram] = {}
-        for m in self.metrics:
-            if m.kind != "histogram":
-                continue
-            for name in m.names:
-                hist = from_snapshot(snap, name, m.match)
-                if hist is not None:
-                    out[m.key] = hist
-                    break
-        return out
+        return self.reading(snap).histogram_values(snap.values)
 
     def kind(self, key: str) -> str:
         """Counter | gauge | histogram of a canonical key ('' when unknown)."""
@@ -302,7 +349,7 @@ def _best(counts: dict[str, int]) -> EngineMap | None:
 
 def detect(snap: Snapshot) -> EngineMap:
     """The engine whose prefixes cover most of the snapshot's samples; TelemetryError when none does."""
-    best = _best({name: len(found) for name, found in snap.by_name.items()})  # distinct names, cached per snapshot
+    best = _best({name: len(found) for name, found in snap.positions.items()})  # distinct names, cached per snapshot
     if best is None:
         where = snap.source or "exposition"
         raise TelemetryError(f"{where}: no known serving engine metrics (engines: {known_engines()})")
@@ -315,7 +362,7 @@ def mismatch(snap: Snapshot, emap: EngineMap) -> str:
     The # TYPE families count as names too: a scrape narrowed to one engine's families still lists
     every family, so the message can say which engine the source looks like instead.
     """
-    names = {name: len(found) for name, found in snap.by_name.items()}
+    names = {name: len(found) for name, found in snap.positions.items()}
     for family in snap.types:
         names.setdefault(family, 1)
     if any(name.startswith(emap.prefixes) for name in names):
