@@ -62,6 +62,9 @@ def test_families_filter_skips_typed_families_and_keeps_untyped_lines() -> None:
     # b's sample skipped; b_summary is not b's (untyped), and so is what follows it, as without a filter
     assert rows == [("a_total", (), 1.0), ("b_summary", (), 4.0), ("b", (), 5.0), ("u", (), 3.0)]
     assert types == {"a": "counter", "b": "gauge", "b_summary": "unknown", "u": "unknown"}
+    fe.parse_fast(text, None, "read in full first")
+    narrowed = fe.parse_fast(text, frozenset({"a"}), "read in full first") or ([], {}, None)
+    assert list(narrowed[0]) == rows and dict(narrowed[1]) == types  # the full layout narrowed: the same rows
 
 
 def test_the_line_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -97,12 +100,16 @@ def test_a_page_of_the_same_shape_is_read_through_its_layout(name: str, monkeypa
     wanted = families(engine)
     first = parse(text, 1.0, f"layout:{name}", wanted)
     assert first.layout is not None  # every real sample has one
+    whole = parse(text, 1.0, f"narrowed:{name}")  # a watch's first poll: every family, the engine not known yet
     later = _bumped(text)
     expected = parse(later, 2.0, f"fresh:{name}", wanted)  # line by line (a source seen for the first time)
     monkeypatch.setattr(fe, "_lines", lambda *_: pytest.fail("read line by line, not through the layout"))
     again = parse(later, 2.0, f"layout:{name}", wanted)
     assert again.layout is first.layout and again.samples == expected.samples
     assert dict(again.types) == dict(expected.types)
+    narrowed = parse(later, 2.0, f"narrowed:{name}", wanted)  # the page read in full, narrowed to the families
+    assert narrowed.samples == expected.samples and dict(narrowed.types) == dict(expected.types)
+    assert (narrowed.layout is whole.layout) == (wanted is None)
     # the engine map's reading is kept per layout: the same observation as read afresh
     for snap in (first, again):
         kept = observe(snap, name, engine)

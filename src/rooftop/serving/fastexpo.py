@@ -116,21 +116,36 @@ class Layout:
 
     Every page equal to the one it was made from but for those numbers shares it, so a reader
     may keep in ``memo`` what it derives from the series alone (an engine map's reading).
+    ``owners``: each row's typed family ('' for an untyped line), so a page read in full can be
+    read for fewer families without going through its lines again (:meth:`narrowed`).
     ``distinct``: no series appears twice. ``chars``: the page's size, for the memo's bound.
     """
 
-    __slots__ = ("_pick", "between", "chars", "distinct", "labels", "memo", "names", "types")
+    __slots__ = ("_pick", "between", "chars", "distinct", "labels", "memo", "names", "owners", "picked", "types")
 
     def __init__(
-        self, between: list[str], picked: Sequence[int], rows: list[Row], types: dict[str, str], chars: int
+        self,
+        between: list[str],
+        picked: Sequence[int],
+        rows: Sequence[Row],
+        owners: Sequence[str],
+        types: Mapping[str, str],
+        chars: int,
     ) -> None:
-        self.between, self.chars = between, chars
+        self.between, self.chars, self.picked, self.owners = between, chars, tuple(picked), tuple(owners)
         self._pick: Callable[[list[str]], Sequence[str]] = _getter(picked)
         self.names = tuple(r[0] for r in rows)
         self.labels = tuple(r[1] for r in rows)
-        self.types: Mapping[str, str] = MappingProxyType(types)
+        self.types: Mapping[str, str] = MappingProxyType(dict(types))
         self.distinct = len(set(zip(self.names, self.labels, strict=True))) == len(rows)
         self.memo: dict[Any, Any] = {}
+
+    def narrowed(self, families: frozenset[str]) -> Layout:
+        """The layout read for ``families`` only: the rows that line-by-line parsing with them would keep."""
+        keep = [k for k, owner in enumerate(self.owners) if not owner or owner in families]
+        rows = [(self.names[k], self.labels[k], 0.0) for k in keep]
+        owners = [self.owners[k] for k in keep]
+        return Layout(self.between, [self.picked[k] for k in keep], rows, owners, self.types, self.chars)
 
     def read(self, numbers: list[str]) -> tuple[Iterable[Row], Mapping[str, str], Layout | None] | None:
         """The rows of a page of this shape whose numbers are ``numbers`` (None: one is not a number).
@@ -197,18 +212,25 @@ def parse_fast(
     layout = _LAST.get(key)
     if layout is not None and layout.between == between:
         return layout.read(pieces[1::2])
+    whole = _LAST.get((source, None)) if families is not None else None
+    if whole is not None and whole.between == between:  # read in full before (a watch's first poll)
+        layout = whole.narrowed(families)  # type: ignore[arg-type]  # families is not None here
+        _remember(key, layout)
+        return layout.read(pieces[1::2])
     found = _lines(text, families)
     if found is None:
         return None
-    rows, types, at = found
+    rows, types, at, owners = found
     layout = None
     if at is not None and rows and all(r[2] == r[2] for r in rows):
-        layout = _layout(text, between, at, rows, types)
+        layout = _layout(text, between, at, rows, owners, types)
     _remember(key, layout)
     return (rows if layout else [r for r in rows if r[2] == r[2]]), types, layout
 
 
-def _layout(text: str, between: list[str], at: list[int], rows: list[Row], types: dict[str, str]) -> Layout | None:
+def _layout(
+    text: str, between: list[str], at: list[int], rows: list[Row], owners: list[str], types: dict[str, str]
+) -> Layout | None:
     """The layout of a page whose row ``k`` took its value from the last field of line ``at[k]``."""
     if len(text.splitlines()) != text.count("\n") + (not text.endswith("\n")):
         return None  # a line break other than \n: splitlines' line numbers are not the pieces'
@@ -222,12 +244,18 @@ def _layout(text: str, between: list[str], at: list[int], rows: list[Row], types
     picked = [piece_of_line.get(i, -1) for i in at]
     if -1 in picked:
         return None
-    return Layout(between, picked, rows, dict(types), len(text))
+    return Layout(between, picked, rows, owners, types, len(text))
 
 
-def _lines(text: str, families: frozenset[str] | None) -> tuple[list[Row], dict[str, str], list[int] | None] | None:
-    """The rows (NaN kept), the types, and each row's line when its value is the line's last field (else None)."""
+def _lines(
+    text: str, families: frozenset[str] | None
+) -> tuple[list[Row], dict[str, str], list[int] | None, list[str]] | None:
+    """The rows (NaN kept), the types, each row's line and typed family ('' when untyped).
+
+    The lines are None when some row's value is not its line's last field (a timestamp follows).
+    """
     out: list[Row] = []
+    owners: list[str] = []
     at: list[int] | None = []
     types: dict[str, str] = {}
     family = kind = ""
@@ -271,6 +299,7 @@ def _lines(text: str, families: frozenset[str] | None) -> tuple[list[Row], dict[
             out.append((shown, lab, float(value_text)))
         except ValueError:
             return None
+        owners.append(after)
         if at is not None:
             at.append(number)
-    return out, types, at
+    return out, types, at, owners
