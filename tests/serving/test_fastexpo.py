@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import msgspec
 import pytest
@@ -12,6 +13,14 @@ import rooftop.serving.fastexpo as fe
 from rooftop.errors import TelemetryError
 from rooftop.serving.exposition import parse
 from tests.conftest import DATA
+
+
+def _fast(text: str, families: frozenset[str] | None = None, source: str = "") -> tuple[list[Any], dict[str, str], Any]:
+    """parse_fast's page as (rows, types, layout); ([], {}, None) when it steps aside."""
+    page = fe.parse_fast(text, families, source)
+    if page is None:
+        return [], {}, None
+    return list(zip(page.names, page.labels, page.values, strict=True)), dict(page.types), page.layout
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in (DATA / "serving").glob("*.prom")))
@@ -31,11 +40,7 @@ def test_unusual_text_steps_aside() -> None:
     assert fe.parse_fast("a{l=x} 1\n") is None  # unquoted label
     assert fe.parse_fast("<html>\n") is None
     for _ in range(2):  # a timestamped line is never memoised (its last field is not the value)
-        rows, types, _ = fe.parse_fast('# TYPE c counter\nc{b="2",a="1"} 3 1700000000\nc_created 5\nu 7\n') or (
-            [],
-            {},
-            None,
-        )
+        rows, types, _ = _fast('# TYPE c counter\nc{b="2",a="1"} 3 1700000000\nc_created 5\nu 7\n')
         assert rows == [("c_total", (("a", "1"), ("b", "2")), 3.0), ("u", (), 7.0)]
         assert types == {"c": "counter", "u": "unknown"}
 
@@ -58,12 +63,12 @@ def test_only_the_engine_maps_families_give_the_same_observation(name: str) -> N
 
 def test_families_filter_skips_typed_families_and_keeps_untyped_lines() -> None:
     text = '# TYPE a counter\na_total 1\n# TYPE b gauge\nb{x="1"} 2\nb_summary 4\nb 5\nu 3\n'
-    rows, types, _ = fe.parse_fast(text, frozenset({"a"})) or ([], {}, None)
+    rows, types, _ = _fast(text, frozenset({"a"}))
     # b's sample skipped; b_summary is not b's (untyped), and so is what follows it, as without a filter
     assert rows == [("a_total", (), 1.0), ("b_summary", (), 4.0), ("b", (), 5.0), ("u", (), 3.0)]
     assert types == {"a": "counter", "b": "gauge", "b_summary": "unknown", "u": "unknown"}
     fe.parse_fast(text, None, "read in full first")
-    narrowed = fe.parse_fast(text, frozenset({"a"}), "read in full first") or ([], {}, None)
+    narrowed = _fast(text, frozenset({"a"}), "read in full first")
     assert list(narrowed[0]) == rows and dict(narrowed[1]) == types  # the full layout narrowed: the same rows
 
 
@@ -74,14 +79,14 @@ def test_the_line_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fe, "_stored", [0])
     monkeypatch.setattr(fe, "MAX_HEADS", 50)
     text = "# TYPE g gauge\n" + "".join(f'g{{i="{i}"}} {i}\n' for i in range(200))
-    rows, _, _ = fe.parse_fast(text) or ([], {}, None)
+    rows, _, _ = _fast(text)
     assert len(rows) == 200 and rows[-1] == ("g", (("i", "199"),), 199.0)
     assert sum(len(h) for h in fe._HEADS.values()) == 50 == fe._stored[0]
-    rows, _, _ = fe.parse_fast(text.replace(" 199\n", " 7\n"), None, "another source") or ([], {}, None)
+    rows, _, _ = _fast(text.replace(" 199\n", " 7\n"), None, "another source")
     assert rows[-1] == ("g", (("i", "199"),), 7.0) and fe._stored[0] == 50  # line by line: no layout there yet
     monkeypatch.setattr(fe, "MAX_FAMILIES", 10)
     families = "".join(f"# TYPE f{i} gauge\nf{i} {i}\n" for i in range(100))
-    rows, types, _ = fe.parse_fast(families) or ([], {}, None)
+    rows, types, _ = _fast(families)
     assert len(rows) == len(types) == 100 and len(fe._HEADS) == 10  # every family read, ten memos kept
 
 
@@ -119,29 +124,29 @@ def test_a_page_of_the_same_shape_is_read_through_its_layout(name: str, monkeypa
 
 def test_a_page_of_another_shape_is_read_line_by_line() -> None:
     page = '# TYPE c counter\nc_total{m="a"} 1\n# TYPE g gauge\ng 2\n'
-    rows, _, first = fe.parse_fast(page, None, "s") or ([], {}, None)
+    rows, _, first = _fast(page, None, "s")
     assert first is not None and list(rows) == [("c_total", (("m", "a"),), 1.0), ("g", (), 2.0)]
     more = page + 'c_total{m="b"} 5\n'  # a new series: another shape
-    rows, _, second = fe.parse_fast(more, None, "s") or ([], {}, None)
+    rows, _, second = _fast(more, None, "s")
     assert second is not None and second is not first and list(rows)[-1] == ("c_total", (("m", "b"),), 5.0)
     retyped = more.replace("# TYPE g gauge", "# TYPE g counter")  # a type is part of the shape, never a number
-    rows, types, third = fe.parse_fast(retyped, None, "s") or ([], {}, None)
+    rows, types, third = _fast(retyped, None, "s")
     assert third is not second and types["g"] == "counter" and ("g_total", (), 2.0) in list(rows)
 
 
 def test_what_a_layout_cannot_vouch_for_goes_line_by_line_or_to_the_full_parser() -> None:
     page = '# TYPE g gauge\ng{a="1"} 1\ng{a="2"} 2\n'
-    assert fe.parse_fast(page, None, "t") is not None and fe._LAST[("t", None)] is not None
-    rows, _, layout = fe.parse_fast(page.replace(" 2\n", " NaN\n"), None, "t") or ([], {}, None)
+    assert _fast(page, None, "t")[2] is fe._LAST[("t", None)] is not None
+    rows, _, layout = _fast(page.replace(" 2\n", " NaN\n"), None, "t")
     assert layout is None and list(rows) == [("g", (("a", "1"),), 1.0)]  # NaN dropped: no layout for these rows
     assert fe.parse_fast(page.replace(" 2\n", " 2e\n"), None, "t") is None  # not a number: the full parser says so
     with pytest.raises(TelemetryError, match="not Prometheus text format"):
         parse(page.replace(" 2\n", " 2e\n"), 1.0, "t")
     stamped = page.replace(" 2\n", " 2 1700000000\n")  # a timestamp: the last field is not the value
     for _ in range(2):
-        rows, _, layout = fe.parse_fast(stamped, None, "u") or ([], {}, None)
+        rows, _, layout = _fast(stamped, None, "u")
         assert layout is None and list(rows)[-1] == ("g", (("a", "2"),), 2.0)
-    assert fe.parse_fast(page.replace("\n", "\r\n"), None, "v")[2] is None  # type: ignore[index]  # \r\n lines
+    assert _fast(page.replace("\n", "\r\n"), None, "v")[2] is None  # \r\n lines: no layout
 
 
 def test_the_layouts_kept_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:

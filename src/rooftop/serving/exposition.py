@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Container, Iterator, Mapping
+from collections.abc import Container, Iterator, Mapping, Sequence
 from functools import cached_property
 from itertools import repeat
 from operator import itemgetter
@@ -53,7 +53,7 @@ class Snapshot(msgspec.Struct, frozen=True, dict=True):
         return {s.name for s in self.samples}
 
     @cached_property
-    def values(self) -> list[float]:
+    def values(self) -> Sequence[float]:
         """Every sample's value, in order."""
         return list(map(itemgetter(2), self.samples))
 
@@ -98,17 +98,18 @@ def parse(
     ``judged``: the sample names whose negative or infinite value refuses the page (the sources
     pass the names the engine maps read, ``engines.read_names``); see :func:`checked`.
     """
-    fast = parse_fast(text, families, source)
-    # Sample(*row) without NamedTuple's Python-level __new__: rows are 3-tuples
-    rows: list[Sample] = list(map(tuple.__new__, repeat(Sample), fast[0])) if fast is not None else []
-    if fast is not None and rows:
-        layout = fast[2]
-        values = list(map(itemgetter(2), rows))  # NaN is out already: min and max in C check them all
-        if min(values) < 0.0 or max(values) == math.inf:  # the same checks as the parser's path
-            rows = [kept for r in rows if (kept := checked(r, source, judged)) is not None]
-            layout = None  # samples dropped: the rows no longer follow it
-        got = tuple(rows) if layout is not None and layout.distinct else unique(rows, source)
-        return Snapshot(got, time_s, source, fast[1], layout)
+    page = parse_fast(text, families, source)
+    if page is not None and page.values:
+        names, labels, values, kinds, layout = page
+        # Sample(*row) without NamedTuple's Python-level __new__: the zip's rows are 3-tuples
+        rows = list(map(tuple.__new__, repeat(Sample), zip(names, labels, values, strict=True)))
+        if min(values) < 0.0 or max(values) == math.inf:  # the same checks as the parser's path (NaN is out)
+            kept = [k for r in rows if (k := checked(r, source, judged)) is not None]
+            return Snapshot(unique(kept, source), time_s, source, kinds)  # no layout: samples were dropped
+        distinct = layout is not None and layout.distinct
+        snap = Snapshot(tuple(rows) if distinct else unique(rows, source), time_s, source, kinds, layout)
+        snap.__dict__["values"] = values  # Snapshot.values, cached as cached_property would: known already
+        return snap
     from prometheus_client.parser import text_string_to_metric_families
 
     samples: list[Sample] = []

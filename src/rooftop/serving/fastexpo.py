@@ -17,11 +17,11 @@ are the layout's series zipped with the numbers it picks (no Python loop over th
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from operator import itemgetter
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 LINE = re.compile(r"([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{([^}]*)\})?[ \t]+(\S+)(?:[ \t]+-?\d+)?[ \t]*")
 LABEL = re.compile(r'[ \t]*([a-zA-Z_][a-zA-Z0-9_]*)[ \t]*=[ \t]*"([^"]*)"[ \t]*(?:,|$)')
@@ -147,21 +147,31 @@ class Layout:
         owners = [self.owners[k] for k in keep]
         return Layout(self.between, [self.picked[k] for k in keep], rows, owners, self.types, self.chars)
 
-    def read(self, numbers: list[str]) -> tuple[Iterable[Row], Mapping[str, str], Layout | None] | None:
-        """The rows of a page of this shape whose numbers are ``numbers`` (None: one is not a number).
-
-        The rows are a one-pass zip of the series and their values (the caller makes its samples
-        of them: no list of rows in between); the types are the layout's, read-only.
-        """
+    def read(self, numbers: list[str]) -> Page | None:
+        """The page of this shape whose numbers are ``numbers`` (None: one is not a number)."""
         try:
             values = list(map(float, self._pick(numbers)))
         except ValueError:
             return None
         total = sum(values)
         if total != total:  # a NaN sample is dropped, as line by line: the rows no longer follow the layout
-            rows = zip(self.names, self.labels, values, strict=True)
-            return [r for r in rows if r[2] == r[2]], self.types, None
-        return zip(self.names, self.labels, values, strict=True), self.types, self
+            return _page([r for r in zip(self.names, self.labels, values, strict=True) if r[2] == r[2]], self.types)
+        return Page(self.names, self.labels, values, self.types, self)
+
+
+class Page(NamedTuple):
+    """A parsed page as columns: each sample's name, labels and value; the family types; its layout (or None)."""
+
+    names: Sequence[str]
+    labels: Sequence[Labels]
+    values: Sequence[float]
+    types: Mapping[str, str]
+    layout: Layout | None
+
+
+def _page(rows: list[Row], types: Mapping[str, str], layout: Layout | None = None) -> Page:
+    names, labels, values = zip(*rows, strict=True) if rows else ((), (), ())
+    return Page(names, labels, values, types, layout)
 
 
 def _getter(picked: Sequence[int]) -> Callable[[list[str]], Sequence[str]]:
@@ -191,12 +201,8 @@ def _remember(key: tuple[str, frozenset[str] | None], layout: Layout | None) -> 
         _kept_chars[0] -= _LAST.pop(next(iter(_LAST))).chars
 
 
-def parse_fast(
-    text: str, families: frozenset[str] | None = None, source: str = ""
-) -> tuple[Iterable[Row], Mapping[str, str], Layout | None] | None:
-    """(name, labels, value) of every sample, the family types and the page's layout; None: use the full parser.
-
-    The rows are a list, or a one-pass iterable when read through a layout (:meth:`Layout.read`).
+def parse_fast(text: str, families: frozenset[str] | None = None, source: str = "") -> Page | None:
+    """Every sample's name, labels and value, the family types and the page's layout; None: use the full parser.
 
     With ``families``, the samples of typed families not in it are dropped before their value is
     read (a watch that knows its engine reads only the series its map uses); every ``# TYPE`` is
@@ -225,7 +231,7 @@ def parse_fast(
     if at is not None and rows and all(r[2] == r[2] for r in rows):
         layout = _layout(text, between, at, rows, owners, types)
     _remember(key, layout)
-    return (rows if layout else [r for r in rows if r[2] == r[2]]), types, layout
+    return _page(rows if layout else [r for r in rows if r[2] == r[2]], types, layout)
 
 
 def _layout(

@@ -8,7 +8,7 @@ with the upper edge of the last finite bucket. The error is therefore at most on
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from itertools import accumulate
 from operator import itemgetter, sub
@@ -109,13 +109,13 @@ class Sums:
 
     def __init__(self, groups: tuple[tuple[int, ...], ...]) -> None:
         flat = [i for g in groups for i in g]
-        self._pick: Callable[[list[float]], tuple[float, ...]] = (
+        self._pick: Callable[[Sequence[float]], tuple[float, ...]] = (
             itemgetter(*flat) if len(flat) > 1 else lambda values: tuple(values[i] for i in flat)
         )
         ends = list(accumulate(len(g) for g in groups))
         self._bounds = None if len(flat) == len(groups) else list(zip([0, *ends[:-1]], ends, strict=True))
 
-    def __call__(self, values: list[float]) -> tuple[float, ...]:
+    def __call__(self, values: Sequence[float]) -> tuple[float, ...]:
         picked = self._pick(values)
         if self._bounds is None:
             return tuple(map(_ZERO_PLUS, picked))
@@ -141,7 +141,7 @@ class Buckets:
         self.edges, self.has_sum = edges, bool(sum_at)
         self._sums = Sums((*at_edge, count_at, *((sum_at,) if sum_at else ())))
 
-    def histogram(self, values: list[float]) -> Histogram:
+    def histogram(self, values: Sequence[float]) -> Histogram:
         """The histogram of a page of these positions whose sample values are ``values``."""
         found, n = self._sums(values), len(self.edges)
         return Histogram(self.edges, found[:n], found[n + 1] if self.has_sum else 0.0, found[n])

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
@@ -62,7 +63,7 @@ class Reading:
         self.deprecated, self.models, self.replicas = deprecated, models, replicas
         self._sums = Sums(tuple(g for _, groups, _, _ in scalars for g in groups))  # every group at once
 
-    def scalar_values(self, values: list[float]) -> dict[str, float]:
+    def scalar_values(self, values: Sequence[float]) -> dict[str, float]:
         """Each canonical counter and gauge of a page whose sample values are ``values``."""
         totals, at, out = self._sums(values), 0, {}
         for key, groups, scale, divisor in self.scalars:
@@ -71,7 +72,7 @@ class Reading:
             at += n
         return out
 
-    def histogram_values(self, values: list[float]) -> dict[str, Histogram]:
+    def histogram_values(self, values: Sequence[float]) -> dict[str, Histogram]:
         """Each canonical histogram of a page whose sample values are ``values``."""
         return {key: found.histogram(values) for key, found in self.histograms}
 
