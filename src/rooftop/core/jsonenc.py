@@ -71,10 +71,10 @@ def _compact(obj: Any) -> str:
         raw = msgspec.to_builtins(obj, enc_hook=_hook, str_keys=True)
     except TypeError:  # a key msgspec does not take
         return json.dumps(_walk(obj), allow_nan=False)
-    text = json.dumps(raw)  # the default encoder: faster than a strict one made per call
-    if "NaN" in text or "Infinity" in text:  # a NaN or an inf (or those words in a string: the walk is right too)
+    try:
+        return json.dumps(raw, allow_nan=False)
+    except ValueError:  # a NaN or an inf
         return json.dumps(_walk(raw), allow_nan=False)
-    return text
 
 
 _SCALARS = (str, int, bool, type(None))

@@ -8,16 +8,18 @@ arrays out), so one call evaluates a whole grid of workloads.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import numpy as np
 from msgspec.structs import replace
-from numpy.typing import ArrayLike, NDArray
 
 from rooftop.errors import CatalogError, did_you_mean
 
-Array = NDArray[np.float64]
+if TYPE_CHECKING:  # numpy.typing is ~1 ms of a cold start, and annotations only
+    from numpy.typing import ArrayLike, NDArray
+
+    Array = NDArray[np.float64]
 
 
 class RoofKind(str, Enum):

@@ -7,7 +7,7 @@ registered with ``@rule``. Rules never raise on missing data: they return no fin
 from __future__ import annotations
 
 import importlib
-import pkgutil
+import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -58,8 +58,10 @@ def _load_rules() -> None:
     if _LOADED:
         return
     package = importlib.import_module("rooftop.diagnose.rules")
-    for info in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"rooftop.diagnose.rules.{info.name}")
+    for folder in package.__path__:  # the folder's modules (pkgutil's iter_modules is ~1 ms of a cold start)
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".py") and name != "__init__.py":
+                importlib.import_module(f"rooftop.diagnose.rules.{name[:-3]}")
     _LOADED.append(True)
 
 
