@@ -14,13 +14,11 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from rooftop.core import jsonenc
-from rooftop.core.artifact_schema import ArtifactDoc, check_sections
 from rooftop.core.enums import Bound
 from rooftop.core.findings import Finding
 from rooftop.core.points import Phase, RooflinePoint, Source, Traffic
 from rooftop.core.roofs import ComputeRoof, MemoryRoof, RoofKind, Roofs
 from rooftop.core.safejson import read_json
-from rooftop.core.schema import convert
 from rooftop.errors import ArtifactError, quoted
 
 if TYPE_CHECKING:
@@ -226,6 +224,8 @@ def run_from_dict(data: Any, where: str = "artifact") -> Run:
         found = data.get("schema") if isinstance(data, dict) else type(data).__name__
         shown = quoted(found) if isinstance(found, str) else repr(found)[:60]
         raise ArtifactError(f"{where}: not a {SCHEMA} artifact (schema: {shown})")
+    from rooftop.core.artifact_schema import ArtifactDoc, check_sections  # reading back only: not at import
+    from rooftop.core.schema import convert
     from rooftop.core.totals import Totals
 
     convert(data, ArtifactDoc, f"{where}: malformed {SCHEMA} artifact", ArtifactError)
