@@ -122,6 +122,14 @@ def test_a_page_of_the_same_shape_is_read_through_its_layout(name: str, monkeypa
     assert observe(again, name, engine) != observe(first, name, engine)  # the new values, not the kept ones
 
 
+def test_a_page_narrowed_to_families_it_lacks_goes_to_the_full_parser() -> None:
+    page = '# TYPE a gauge\na{x="1"} 1\n# TYPE b gauge\nb 2\n'
+    assert _fast(page, None, "lacks")[2] is not None
+    assert _fast(page, frozenset({"c"}), "lacks")[0] == []  # no row kept: no samples to vouch for
+    snap = parse(page, 1.0, "lacks", frozenset({"c"}))  # ... so the full parser reads every sample
+    assert [s.name for s in snap.samples] == ["a", "b"]
+
+
 def test_a_page_of_another_shape_is_read_line_by_line() -> None:
     page = '# TYPE c counter\nc_total{m="a"} 1\n# TYPE g gauge\ng 2\n'
     rows, _, first = _fast(page, None, "s")

@@ -175,6 +175,8 @@ def _page(rows: list[Row], types: Mapping[str, str], layout: Layout | None = Non
 
 
 def _getter(picked: Sequence[int]) -> Callable[[list[str]], Sequence[str]]:
+    if not picked:  # a layout narrowed to families the page does not have
+        return lambda numbers: ()
     if len(picked) == 1:
         only = picked[0]
         return lambda numbers: (numbers[only],)
