@@ -7,6 +7,8 @@ from typing import Any
 
 import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rooftop.serving.exposition as exposition
 import rooftop.serving.fastexpo as fe
@@ -168,3 +170,42 @@ def test_the_layouts_kept_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     fe.parse_fast(page + "h 1\n", None, "source 9")  # a new, larger shape replaces the source's: 7's goes
     assert list(fe._LAST) == [("source 8", None), ("source 9", None)]
     assert fe._kept_chars[0] == len(page) + len(page + "h 1\n")
+
+
+VALUES = st.sampled_from(["0", "7", "1.5e+17", "-3", "NaN", "+Inf", "-Inf", "1e", "--", "abc", "2 1700000000", ""])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_a_page_read_through_its_layout_is_the_page_read_afresh(data: st.DataObject) -> None:
+    # a layout must never change what a page means: the same samples, types or refusal as a
+    # source seen for the first time, whatever changed in the page since its last scrape
+    text = (DATA / "serving" / "vllm_cpu_0.32_live.prom").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    samples = [i for i, line in enumerate(lines) if line.startswith(("vllm:num_requests", "vllm:prompt_tokens"))]
+    wanted = data.draw(st.sampled_from([None, frozenset({"vllm:num_requests_running", "vllm:prompt_tokens"})]))
+    for _ in range(data.draw(st.integers(0, 3))):
+        change = data.draw(st.sampled_from(["value"] * 6 + ["drop", "copy", "label", "help"]))
+        i = data.draw(st.sampled_from(samples) if change == "value" else st.integers(0, len(lines) - 1))
+        if change == "value":  # mostly a value: the page keeps its shape and is read through its layout
+            lines[i] = lines[i].rpartition(" ")[0] + " " + data.draw(VALUES)
+        elif change == "drop":
+            del lines[i]
+        elif change == "copy":
+            lines.insert(i, lines[i])
+        elif change == "label":
+            lines[i] = lines[i].replace('engine="0"', 'engine="1"')
+        elif change == "help":
+            lines[i] = lines[i] + " 42" if lines[i].startswith("# HELP") else lines[i]
+    later = "\n".join(lines) + "\n"
+    source = f"layout:{data.draw(st.integers(0, 10**9))}"
+    parse(text, 1.0, source, wanted)
+
+    def outcome(src: str) -> object:
+        try:
+            snap = parse(later, 2.0, src, wanted)
+        except TelemetryError as exc:
+            return str(exc).replace(src, "SOURCE")
+        return snap.samples, dict(snap.types)
+
+    assert outcome(source) == outcome("fresh:" + source)
