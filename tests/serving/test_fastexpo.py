@@ -122,6 +122,10 @@ def test_a_page_of_the_same_shape_is_read_through_its_layout(name: str, monkeypa
         kept = observe(snap, name, engine)
         assert kept == observe(msgspec.structs.replace(snap, layout=None), name, engine)
     assert observe(again, name, engine) != observe(first, name, engine)  # the new values, not the kept ones
+    # a page read through both never makes its Sample tuples: the watch needs its values alone
+    once_more = parse(later, 3.0, f"layout:{name}", wanted)
+    assert observe(once_more, name, engine) == msgspec.structs.replace(observe(again, name, engine), time_s=3.0)
+    assert once_more.samples._made is None  # type: ignore[attr-defined]
 
 
 def test_a_page_narrowed_to_families_it_lacks_goes_to_the_full_parser() -> None:

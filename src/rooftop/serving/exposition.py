@@ -7,7 +7,7 @@ from collections.abc import Container, Iterator, Mapping, Sequence
 from functools import cached_property
 from itertools import repeat
 from operator import itemgetter
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -36,10 +36,47 @@ class Sample(NamedTuple):
         return default
 
 
+class Samples(Sequence[Sample]):
+    """A page's samples kept as its columns (names, labels, values), made into Samples when first read.
+
+    A watch reads a repeated page through its layout and the engine map's kept reading, which
+    need the values alone: the samples of such a page are never made. Compares equal to the
+    tuple of its samples.
+    """
+
+    __slots__ = ("_columns", "_made")
+
+    def __init__(self, names: Sequence[str], labels: Sequence[Labels], values: Sequence[float]) -> None:
+        self._columns = (names, labels, values)
+        self._made: tuple[Sample, ...] | None = None
+
+    def _all(self) -> tuple[Sample, ...]:
+        if self._made is None:  # Sample(*row) without NamedTuple's Python-level __new__: the rows are 3-tuples
+            self._made = tuple(map(tuple.__new__, repeat(Sample), zip(*self._columns, strict=True)))
+        return self._made
+
+    def __len__(self) -> int:
+        return len(self._columns[2])
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._all()[index]
+
+    def __iter__(self) -> Iterator[Sample]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        return self._all() == (other._all() if isinstance(other, Samples) else other)
+
+    __hash__ = None  # type: ignore[assignment]  # as a list: equal to a tuple, so not hashed like one
+
+    def __repr__(self) -> str:
+        return repr(self._all())
+
+
 class Snapshot(msgspec.Struct, frozen=True, dict=True):
     """Every sample of one scrape, taken at ``time_s`` (Unix seconds) from ``source``."""
 
-    samples: tuple[Sample, ...]
+    samples: Sequence[Sample]
     time_s: float
     source: str = ""
     types: Mapping[str, str] = msgspec.field(default_factory=dict)  # family name -> counter|gauge|histogram|...
@@ -101,13 +138,12 @@ def parse(
     page = parse_fast(text, families, source)
     if page is not None and page.values:
         names, labels, values, kinds, layout = page
-        # Sample(*row) without NamedTuple's Python-level __new__: the zip's rows are 3-tuples
-        rows = list(map(tuple.__new__, repeat(Sample), zip(names, labels, values, strict=True)))
+        rows = Samples(names, labels, values)
         if min(values) < 0.0 or max(values) == math.inf:  # the same checks as the parser's path (NaN is out)
             kept = [k for r in rows if (k := checked(r, source, judged)) is not None]
             return Snapshot(unique(kept, source), time_s, source, kinds)  # no layout: samples were dropped
-        distinct = layout is not None and layout.distinct
-        snap = Snapshot(tuple(rows) if distinct else unique(rows, source), time_s, source, kinds, layout)
+        distinct = layout is not None and layout.distinct  # else unique() says which series is doubled
+        snap = Snapshot(rows if distinct else unique(list(rows), source), time_s, source, kinds, layout)
         snap.__dict__["values"] = values  # Snapshot.values, cached as cached_property would: known already
         return snap
     from prometheus_client.parser import text_string_to_metric_families
