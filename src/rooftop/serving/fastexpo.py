@@ -220,9 +220,9 @@ def parse_fast(text: str, families: frozenset[str] | None = None, source: str = 
     layout = _LAST.get(key)
     if layout is not None and layout.between == between:
         return layout.read(pieces[1::2])
-    whole = _LAST.get((source, None)) if families is not None else None
-    if whole is not None and whole.between == between:  # read in full before (a watch's first poll)
-        layout = whole.narrowed(families)  # type: ignore[arg-type]  # families is not None here
+    whole = _LAST.get((source, None))
+    if families is not None and whole is not None and whole.between == between:  # read in full before
+        layout = whole.narrowed(families)  # (a watch's first poll, its engine not known yet)
         _remember(key, layout)
         return layout.read(pieces[1::2])
     found = _lines(text, families)
