@@ -50,6 +50,11 @@ class Samples(Sequence[Sample]):
         self._columns = (names, labels, values)
         self._made: tuple[Sample, ...] | None = None
 
+    @property
+    def values(self) -> Sequence[float]:
+        """Every sample's value, in order (the column: no samples made)."""
+        return self._columns[2]
+
     def _all(self) -> tuple[Sample, ...]:
         if self._made is None:  # Sample(*row) without NamedTuple's Python-level __new__: the rows are 3-tuples
             self._made = tuple(map(tuple.__new__, repeat(Sample), zip(*self._columns, strict=True)))
@@ -92,7 +97,8 @@ class Snapshot(msgspec.Struct, frozen=True, dict=True):
     @cached_property
     def values(self) -> Sequence[float]:
         """Every sample's value, in order."""
-        return list(map(itemgetter(2), self.samples))
+        samples = self.samples
+        return samples.values if isinstance(samples, Samples) else list(map(itemgetter(2), samples))
 
     @cached_property
     def positions(self) -> dict[str, list[int]]:
@@ -143,9 +149,7 @@ def parse(
             kept = [k for r in rows if (k := checked(r, source, judged)) is not None]
             return Snapshot(unique(kept, source), time_s, source, kinds)  # no layout: samples were dropped
         distinct = layout is not None and layout.distinct  # else unique() says which series is doubled
-        snap = Snapshot(rows if distinct else unique(list(rows), source), time_s, source, kinds, layout)
-        snap.__dict__["values"] = values  # Snapshot.values, cached as cached_property would: known already
-        return snap
+        return Snapshot(rows if distinct else unique(list(rows), source), time_s, source, kinds, layout)
     from prometheus_client.parser import text_string_to_metric_families
 
     samples: list[Sample] = []

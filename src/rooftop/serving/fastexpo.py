@@ -133,7 +133,7 @@ class Layout:
         chars: int,
     ) -> None:
         self.between, self.chars, self.picked, self.owners = between, chars, tuple(picked), tuple(owners)
-        self._pick: Callable[[list[str]], Sequence[str]] = _getter(picked)
+        self._pick = picker(picked)
         self.names = tuple(r[0] for r in rows)
         self.labels = tuple(r[1] for r in rows)
         self.types: Mapping[str, str] = MappingProxyType(dict(types))
@@ -174,13 +174,14 @@ def _page(rows: list[Row], types: Mapping[str, str], layout: Layout | None = Non
     return Page(names, labels, values, types, layout)
 
 
-def _getter(picked: Sequence[int]) -> Callable[[list[str]], Sequence[str]]:
-    if not picked:  # a layout narrowed to families the page does not have
-        return lambda numbers: ()
-    if len(picked) == 1:
-        only = picked[0]
-        return lambda numbers: (numbers[only],)
-    return itemgetter(*picked)
+def picker(positions: Sequence[int]) -> Callable[[Sequence[Any]], tuple[Any, ...]]:
+    """``seq -> tuple(seq[i] for i in positions)``, by one ``itemgetter`` in C (a tuple for 0 or 1 positions too)."""
+    if len(positions) > 1:
+        return itemgetter(*positions)
+    if positions:
+        only = positions[0]
+        return lambda seq: (seq[only],)
+    return lambda seq: ()
 
 
 KINDS = frozenset(

@@ -8,14 +8,15 @@ with the upper edge of the last finite bucket. The error is therefore at most on
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from itertools import accumulate
-from operator import itemgetter, sub
+from operator import sub
 
 import msgspec
 
 from rooftop.serving.exposition import Snapshot
+from rooftop.serving.fastexpo import picker
 
 
 class Histogram(msgspec.Struct, frozen=True):
@@ -109,9 +110,7 @@ class Sums:
 
     def __init__(self, groups: tuple[tuple[int, ...], ...]) -> None:
         flat = [i for g in groups for i in g]
-        self._pick: Callable[[Sequence[float]], tuple[float, ...]] = (
-            itemgetter(*flat) if len(flat) > 1 else lambda values: tuple(values[i] for i in flat)
-        )
+        self._pick = picker(flat)
         ends = list(accumulate(len(g) for g in groups))
         self._bounds = None if len(flat) == len(groups) else list(zip([0, *ends[:-1]], ends, strict=True))
 

@@ -12,15 +12,17 @@ from collections.abc import Sequence
 import msgspec
 
 
+def _since(before: float, after: float) -> float:
+    """What a counter counted between two readings: after a reset (it went down), the new value itself."""
+    return after if after < before else after - before
+
+
 def increase(values: Sequence[float]) -> tuple[float, int]:
     """Total increase over successive counter readings, and how many resets were seen."""
     total, resets = 0.0, 0
     for before, after in itertools.pairwise(values):
-        if after < before:
-            resets += 1
-            total += after
-        else:
-            total += after - before
+        resets += after < before
+        total += _since(before, after)
     return total, resets
 
 
@@ -39,5 +41,4 @@ class Rate(msgspec.Struct, frozen=True):
 
 def rate(before: float, after: float, interval_s: float) -> Rate:
     """The rate of one counter between two readings ``interval_s`` apart."""
-    reset = after < before  # as increase() reads a pair: a reset counts the new value (a watch: ~10 a window)
-    return Rate(after if reset else after - before, interval_s, reset)
+    return Rate(_since(before, after), interval_s, after < before)  # not increase([...]): ~10 a window
