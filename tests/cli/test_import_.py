@@ -167,6 +167,9 @@ def test_json_import_starts_without_rich_or_the_analytic_engine(trace: tuple[str
     assert "dataclasses" not in loaded
     # a plain np.unique (or np.median, np.percentile) imports numpy.ma at its first call: ~10 ms
     assert "numpy.ma" not in loaded
+    # the array aliases are written out (np.ndarray[Any, np.dtype[...]]): numpy.typing ran its
+    # docstring additions at import for annotations alone
+    assert "numpy.typing" not in loaded
 
 
 def test_json_analyze_makes_no_dataclass() -> None:

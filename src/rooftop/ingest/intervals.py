@@ -7,10 +7,14 @@ kernels costs a few sorts.
 
 from __future__ import annotations
 
-import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from typing import TYPE_CHECKING, Any
 
-F64 = NDArray[np.float64]
+import numpy as np
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+F64 = np.ndarray[Any, np.dtype[np.float64]]
 Merged = tuple[F64, F64]
 
 

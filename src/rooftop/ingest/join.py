@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import msgspec
 import numpy as np
-from numpy.typing import NDArray
 
 from rooftop.ingest.kineto import CpuTable, LaunchTable, Trace
-
-I64 = NDArray[np.int64]
+from rooftop.ingest.tables import BOOL, F64, I64
 
 
 class Joined(msgspec.Struct, frozen=True, eq=False):
@@ -35,7 +33,7 @@ def by_key(keys: I64, table_keys: I64) -> I64:
     return np.where(hit, first[pos], -1).astype(np.int64)
 
 
-def enclosing(cpu: CpuTable, thread: I64, ts_us: NDArray[np.float64], eligible: NDArray[np.bool_] | None = None) -> I64:
+def enclosing(cpu: CpuTable, thread: I64, ts_us: F64, eligible: BOOL | None = None) -> I64:
     """Innermost CPU op on ``thread`` whose [ts, ts+dur] holds each time, -1 when none.
 
     ``eligible`` (one flag per CPU row) restricts the answer to those ops.

@@ -12,12 +12,12 @@ from typing import Any
 
 import msgspec
 import numpy as np
-from numpy.typing import NDArray
 
 from rooftop.ingest.mapping import load
 
-F64 = NDArray[np.float64]
-I64 = NDArray[np.int64]
+F64 = np.ndarray[Any, np.dtype[np.float64]]
+I64 = np.ndarray[Any, np.dtype[np.int64]]
+BOOL = np.ndarray[Any, np.dtype[np.bool_]]
 
 KERNEL, MEMCPY, MEMSET = 0, 1, 2
 LAUNCH, CPU_OP = 3, 4  # host-side kinds (rows of LaunchTable / CpuTable)

@@ -20,12 +20,12 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from rooftop.core.points import Phase, RooflinePoint, Source
 from rooftop.dtypes import DTYPES
 from rooftop.ingest.join import Joined, enclosing
 from rooftop.ingest.kineto import KERNEL, Trace
+from rooftop.ingest.tables import F64, I64
 from rooftop.ingest.timeline import name_mask
 from rooftop.torchops.cost import (
     CONCRETE_INPUTS,
@@ -45,8 +45,6 @@ _FLOP_CLASSES = {"gemm", "gemv", "attention", "conv"}
 UNJOINED = "<no cpu op>"
 # Attention conventions, one bit each so a point that folds several op calls can name them all.
 CONVENTIONS = {1: "causal pairs", 2: "full rectangle", 4: "full rectangle (is_causal not recorded)"}
-F64 = NDArray[np.float64]
-I64 = NDArray[np.int64]
 
 
 def _calls(trace: Trace, rows: I64) -> tuple[list[tuple[str, dict[str, Any]]], I64, I64]:
