@@ -127,7 +127,7 @@ def verdict(low: float, high: float, target: float = TARGET) -> str:
         return f"target >= {target:g}x met"
     if high < target:
         return f"target >= {target:g}x not met"
-    return f"target >= {target:g}x within the noise: more --runs"
+    return f"target >= {target:g}x within the noise (more --runs)"
 
 
 Ratio = tuple[float, float, float]  # HTA's mean / rooftop's, and its 95 % interval
@@ -136,8 +136,8 @@ Ratio = tuple[float, float, float]  # HTA's mean / rooftop's, and its 95 % inter
 def report(trace: Path, runs: int, times: dict[str, list[tuple[float, float, int]]]) -> tuple[Ratio, Ratio]:
     """Print one trace's numbers; its (CPU, wall) ratios of HTA's mean to rooftop's, with their intervals."""
     la = os.getloadavg()
-    print(f"{trace.name} ({trace.stat().st_size / 1e3:.0f} kB; {text_size(trace) / 1e6:.2f} MB of JSON), "
-          f"{runs} runs each, interleaved; {os.cpu_count()} CPUs, "
+    print(f"{trace.name} ({trace.stat().st_size / 1e3:.0f} kB; {text_size(trace) / 1e6:.2f} MB of JSON)")
+    print(f"{runs} runs each, interleaved; {os.cpu_count()} CPUs, "
           f"load average {la[0]:.2f} {la[1]:.2f} {la[2]:.2f}")  # fmt: skip
     ratios = []
     for i, what in ((1, "CPU (user + sys)"), (0, "wall")):
@@ -148,7 +148,8 @@ def report(trace: Path, runs: int, times: dict[str, list[tuple[float, float, int
         print(describe("floor", least))
         ratio, (low, high) = statistics.mean(theirs) / statistics.mean(mine), ratio_interval(mine, theirs)
         ratios.append((ratio, low, high))
-        print(f"rooftop is {ratio:.1f}x faster (means; 95% interval {low:.1f}-{high:.1f}x: {verdict(low, high)})")
+        print(f"rooftop is {ratio:.1f}x faster (means; 95% interval {low:.1f}-{high:.1f}x)")
+        print(f"  {verdict(low, high)}")
         print(f"  {min(theirs) / min(mine):.1f}x (minima); the floor alone: "
               f"{statistics.mean(theirs) / statistics.mean(least):.1f}x (means)")  # fmt: skip
     # Page faults are system time; a jump here is memory touched anew (CPython's frame-stack chunks
@@ -187,7 +188,8 @@ def main() -> None:
     print(f"{'trace':30} {'file':>6} {'JSON':>7}  {'CPU ratio':>15}  {'wall ratio':>15}")
     for trace, ratios in summary:
         cells = [f"{r:.1f}x ({lo:.1f}-{hi:.1f})" for r, lo, hi in ratios]
-        print(f"{trace.name[:30]:30} {trace.stat().st_size / 1e3:3.0f} kB {text_size(trace) / 1e6:4.1f} MB"
+        name = trace.name.removesuffix(".gz").removesuffix(".json")[:30]
+        print(f"{name:30} {trace.stat().st_size / 1e3:3.0f} kB {text_size(trace) / 1e6:4.1f} MB"
               f"  {cells[0]:>15}  {cells[1]:>15}")  # fmt: skip
 
 
