@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import csv
 import os
-from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -121,8 +120,13 @@ class Entry(msgspec.Struct, frozen=True):
         )
 
 
+# Read beside this module, not through importlib.resources: its first use imports zipfile, tempfile,
+# shutil, bz2 and lzma (~8 ms of a cold start); rooftop is installed as plain files.
+_PACKAGE_CSV = Path(__file__).with_name("data") / "accelerators.csv"
+
+
 def _package_rows() -> list[dict[str, str]]:
-    text = resources.files("rooftop.hardware").joinpath("data/accelerators.csv").read_text(encoding="utf-8")
+    text = _PACKAGE_CSV.read_text(encoding="utf-8")
     return list(csv.DictReader(text.splitlines()))
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import json
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +18,18 @@ from rooftop.models.config_schema import check_config
 from rooftop.models.hf_config import load_config_file, spec_from_config
 from rooftop.models.spec import ModelSpec
 
+# Read beside this module, not through importlib.resources: its first use imports zipfile, tempfile,
+# shutil, bz2 and lzma (~8 ms of a cold start); rooftop is installed as plain files.
+_FOLDER = Path(__file__).with_name("presets")
+
+
+def _text(name: str) -> str:
+    return (_FOLDER / f"{name}.json").read_text(encoding="utf-8")
+
 
 def preset_names() -> list[str]:
     """Every shipped preset name, sorted."""
-    folder = resources.files("rooftop.models").joinpath("presets")
-    return sorted(p.name.removesuffix(".json") for p in folder.iterdir() if p.name.endswith(".json"))
+    return sorted(p.name.removesuffix(".json") for p in _FOLDER.iterdir() if p.name.endswith(".json"))
 
 
 @functools.cache
@@ -32,7 +38,7 @@ def preset_aliases() -> dict[str, str]:
     aliases: dict[str, str] = {}
     for name in preset_names():
         aliases[name.lower()] = name
-        text = resources.files("rooftop.models").joinpath(f"presets/{name}.json").read_text(encoding="utf-8")
+        text = _text(name)
         source = str(json.loads(text).get("_source", "")).split()
         if source and "/" in source[0]:
             aliases.setdefault(source[0].lower(), name)
@@ -53,7 +59,7 @@ def load_preset(name: str) -> ModelSpec:
     name = canonical_name(name) or name
     if name not in names:
         raise SpecError(f"unknown model preset {quoted(name)}{did_you_mean(name, names)}; see `rooftop models list`")
-    text = resources.files("rooftop.models").joinpath(f"presets/{name}.json").read_text(encoding="utf-8")
+    text = _text(name)
     return spec_from_config(json.loads(text), name=name, where=f"preset {name}")
 
 
@@ -73,7 +79,7 @@ def config_dict(name_or_path: str) -> dict[str, Any]:
     """The raw config.json dict behind a preset name or a local path (for building the real model)."""
     preset = canonical_name(name_or_path) if not Path(name_or_path).exists() else None
     if preset:
-        text = resources.files("rooftop.models").joinpath(f"presets/{preset}.json").read_text(encoding="utf-8")
+        text = _text(preset)
         data: dict[str, Any] = json.loads(text)
         return data
     path = Path(name_or_path)
