@@ -9,6 +9,7 @@ layout is too wide. Piped output is laid out for a file: see ``output_width``.
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import re
@@ -99,8 +100,15 @@ def make_console(stderr: bool = False) -> Console:
 
 
 def _cell_len(cell: Cell) -> int:
-    text = cell if isinstance(cell, Text) else Text.from_markup(cell)
-    return max((Text(line).cell_len for line in text.plain.splitlines()), default=0)
+    """Terminal cells of the widest line of ``cell`` (a string is read as rich markup)."""
+    if isinstance(cell, Text):
+        return max((Text(line).cell_len for line in cell.plain.splitlines()), default=0)
+    return _markup_len(cell)
+
+
+@functools.lru_cache(maxsize=4096)  # a table's layouts measure each cell several times
+def _markup_len(cell: str) -> int:
+    return max((Text(line).cell_len for line in Text.from_markup(cell).plain.splitlines()), default=0)
 
 
 SHORTEST_NAME = 40  # a layout fits when its names, shortened to this, leave room for every other column
