@@ -181,6 +181,7 @@ def test_json_analyze_makes_no_dataclass() -> None:
     # the presets and the catalog are read beside their modules: importlib.resources brought in
     # zipfile, tempfile, shutil, bz2 and lzma (~20 M instructions, 3.5 % of the command)
     assert not {"importlib.resources", "zipfile", "tempfile"} & loaded
+    assert "pkgutil" not in loaded  # the formulas' folder is listed as the rules' is (core.packaged.import_modules)
 
 
 def test_json_import_with_roofs_reads_the_catalog_as_a_file() -> None:

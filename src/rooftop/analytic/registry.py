@@ -2,7 +2,7 @@
 
 A formula is a small pure function (keyword shapes, numbers or numpy arrays over a workload
 grid, in; one ``OpCost`` out) registered once under its operator kind with ``@register``. The
-registry imports the modules of ``rooftop.analytic.ops`` by name (pkgutil) the first time a
+registry imports the modules of ``rooftop.analytic.ops`` by name (from the folder) the first time a
 formula is asked for, as the diagnosis engine finds its rules; it never imports them
 statically, so no import cycle runs between the registry and the formulas. Registering a kind
 twice is an error; asking for a kind that has no formula raises ``UnmodelledOp``, never a
@@ -11,13 +11,12 @@ silent zero.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, Protocol, TypeVar
 
 from rooftop.analytic.cost import OpCost
+from rooftop.core.packaged import import_modules
 from rooftop.errors import RooftopError
 
 OPS_PACKAGE = "rooftop.analytic.ops"
@@ -84,10 +83,7 @@ def discover(package: str = OPS_PACKAGE) -> list[str]:
     """Import every module of ``package`` (registering its formulas); returns their dotted names."""
     if package in _DISCOVERED:
         return _DISCOVERED[package]
-    pkg = importlib.import_module(package)
-    names = [f"{package}.{info.name}" for info in pkgutil.iter_modules(pkg.__path__)]
-    for name in names:
-        importlib.import_module(name)
+    names = import_modules(package)
     _DISCOVERED[package] = names
     return names
 

@@ -6,14 +6,13 @@ registered with ``@rule``. Rules never raise on missing data: they return no fin
 
 from __future__ import annotations
 
-import importlib
-import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from rooftop.core.findings import Finding
+from rooftop.core.packaged import import_modules
 from rooftop.core.points import RooflinePoint
 from rooftop.core.roofs import Roofs
 
@@ -57,11 +56,7 @@ def _load_rules() -> None:
     # By name, not `from rooftop.diagnose import rules`: the rules import this module, not the reverse.
     if _LOADED:
         return
-    package = importlib.import_module("rooftop.diagnose.rules")
-    for folder in package.__path__:  # the folder's modules (pkgutil's iter_modules is ~1 ms of a cold start)
-        for name in sorted(os.listdir(folder)):
-            if name.endswith(".py") and name != "__init__.py":
-                importlib.import_module(f"rooftop.diagnose.rules.{name[:-3]}")
+    import_modules("rooftop.diagnose.rules")
     _LOADED.append(True)
 
 
