@@ -1,9 +1,10 @@
-"""Per-family layer layouts and refusals (models/families.py)."""
+"""Per-family layer layouts and refusals (models/families.py, models/refusals.py)."""
 
 import pytest
 
-from rooftop.models.families import refusal
+from rooftop.models.families import auto_config_family
 from rooftop.models.layer_kinds import layer_kinds
+from rooftop.models.refusals import refusal
 
 
 def test_sliding_window_patterns():
@@ -56,6 +57,15 @@ def test_hybrid_layouts():
 def test_refusals(config, model_type, expected):
     why = refusal(config, model_type)
     assert why is None if expected is None else expected in (why or "")
+
+
+def test_a_remote_config_class_transformers_ships_names_its_family():
+    # Kimi-K2's "kimi_k2" loads configuration_deepseek.DeepseekV3Config: DeepSeek-V3's layout
+    kimi = {"auto_map": {"AutoConfig": "configuration_deepseek.DeepseekV3Config"}}
+    assert auto_config_family(kimi, "kimi_k2") == "deepseek_v3"
+    assert auto_config_family(kimi, "llama") is None  # a family rooftop knows keeps its own layout
+    assert auto_config_family({"auto_map": {"AutoConfig": "x.OwnConfig"}}, "own") is None
+    assert auto_config_family({"auto_map": "x.OwnConfig"}, "own") is None
 
 
 def test_norm_params_per_family():

@@ -18,7 +18,7 @@ from typing import Any
 from rooftop.core.safejson import read_json
 from rooftop.errors import SpecError
 from rooftop.models.config_schema import check_config
-from rooftop.models.families import FAMILIES, LLAMA, TEXT_CONFIG_FIELDS, auto_config_family, refusal
+from rooftop.models.families import FAMILIES, LLAMA, TEXT_CONFIG_FIELDS, auto_config_family
 from rooftop.models.fields import get_field as _get
 from rooftop.models.fields import int_field as _int
 from rooftop.models.hf_mixers import linear_attention, ssm
@@ -26,6 +26,7 @@ from rooftop.models.hf_moe import mla, moe
 from rooftop.models.layer_kinds import layer_kinds, nemotron_pattern
 from rooftop.models.layouts import layout_fields
 from rooftop.models.mixers import Indexer
+from rooftop.models.refusals import refusal
 from rooftop.models.spec import ModelSpec
 from rooftop.models.vision import vision_params
 
