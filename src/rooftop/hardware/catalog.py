@@ -120,8 +120,7 @@ class Entry(msgspec.Struct, frozen=True):
         )
 
 
-# Read beside this module, not through importlib.resources: its first use imports zipfile, tempfile,
-# shutil, bz2 and lzma (~19 M instructions, ~5 ms); rooftop is installed as plain files.
+# a plain file beside this module, not importlib.resources (core/packaged.py says why)
 _PACKAGE_CSV = Path(__file__).with_name("data") / "accelerators.csv"
 
 

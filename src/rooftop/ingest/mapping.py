@@ -8,8 +8,7 @@ from typing import Any
 
 from rooftop.core.packaged import load_toml
 
-# Read beside this module, not through importlib.resources: its first use imports zipfile and friends
-# (~2.5 ms, a quarter of importing a small trace); rooftop is installed as plain files.
+# a plain file beside this module, not importlib.resources (core/packaged.py says why)
 _FOLDER = Path(__file__).with_name("mappings")
 
 

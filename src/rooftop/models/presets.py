@@ -18,8 +18,7 @@ from rooftop.models.config_schema import check_config
 from rooftop.models.hf_config import load_config_file, spec_from_config
 from rooftop.models.spec import ModelSpec
 
-# Read beside this module, not through importlib.resources: its first use imports zipfile, tempfile,
-# shutil, bz2 and lzma (~19 M instructions, ~5 ms); rooftop is installed as plain files.
+# a plain file beside this module, not importlib.resources (core/packaged.py says why)
 _FOLDER = Path(__file__).with_name("presets")
 
 

@@ -101,14 +101,16 @@ def make_console(stderr: bool = False) -> Console:
 
 def _cell_len(cell: Cell) -> int:
     """Terminal cells of the widest line of ``cell`` (a string is read as rich markup)."""
-    if isinstance(cell, Text):
-        return max((Text(line).cell_len for line in cell.plain.splitlines()), default=0)
-    return _markup_len(cell)
+    return _widest(cell.plain) if isinstance(cell, Text) else _markup_len(cell)
 
 
 @functools.lru_cache(maxsize=4096)  # a table's layouts measure each cell several times
 def _markup_len(cell: str) -> int:
-    return max((Text(line).cell_len for line in Text.from_markup(cell).plain.splitlines()), default=0)
+    return _widest(Text.from_markup(cell).plain)
+
+
+def _widest(plain: str) -> int:
+    return max((Text(line).cell_len for line in plain.splitlines()), default=0)
 
 
 SHORTEST_NAME = 40  # a layout fits when its names, shortened to this, leave room for every other column
