@@ -93,21 +93,32 @@ def test_missing_endpoint_and_missing_trace_are_one_line(tmp_path: Path) -> None
     assert code == 2 and "no such folder" in err
 
 
-def _drop_trace_on_stop(stub: StubServer, folder: Path, done: threading.Event) -> None:
+# what each engine's rank writes when profiling stops (serving/profiler.py cites both engines' code);
+# SGLang's merge_profiles also writes every rank again into merged-{profile_id}, which is not read
+NAMES = {
+    "vllm": ["{prefix}_rank0.1.pt.trace.json.gz"],
+    "sglang": ["{prefix}-1764680000.25-TP-0.trace.json.gz", "merged-1764680000.25.trace.json.gz"],
+}
+
+
+def _drop_trace_on_stop(stub: StubServer, folder: Path, done: threading.Event, names: list[str]) -> None:
     while not done.is_set():
         stops = [c for c in stub.profile_calls if c["path"] == "/stop_profile"]
         if stops:
             prefix = stub.profile_calls[0]["profile_prefix"]
-            shutil.copy(data_path("hta-traces", "alexnet_a100.json.gz"), folder / f"{prefix}_rank0.1.pt.trace.json.gz")
+            for name in names:
+                shutil.copy(data_path("hta-traces", "alexnet_a100.json.gz"), folder / name.format(prefix=prefix))
             return
         time.sleep(0.05)
 
 
-def test_full_pass_with_a_fixture_trace(tmp_path: Path) -> None:
+@pytest.mark.parametrize("engine", sorted(NAMES))
+def test_full_pass_with_a_fixture_trace(tmp_path: Path, engine: str) -> None:
     stub = StubServer(metrics=vllm_text(10, 5)).start()
     stub.profiling = True
     done = threading.Event()
-    dropper = threading.Thread(target=_drop_trace_on_stop, args=(stub, tmp_path, done), daemon=True)
+    args = (stub, tmp_path, done, NAMES[engine])
+    dropper = threading.Thread(target=_drop_trace_on_stop, args=args, daemon=True)
     dropper.start()
     try:
         code, out, err = _bench(stub.url, tmp_path, "--profile-window", "0.1:0.6", "-o", str(tmp_path / "run.json"))
@@ -117,7 +128,9 @@ def test_full_pass_with_a_fixture_trace(tmp_path: Path) -> None:
     assert code == 0, err
     window = json.loads(out)["profile_window"]
     rec = window["profile"]
-    assert rec["window_s"] == [0.1, 0.6] and len(rec["traces"]) == 1
+    assert rec["window_s"] == [0.1, 0.6] and len(rec["traces"]) == 1  # not the merged file
+    start = stub.profile_calls[0]  # SGLang's defaults are no shapes and Python stacks; vLLM ignores both
+    assert start["record_shapes"] is True and start["with_stack"] is False and start["output_dir"] == str(tmp_path)
     assert not rec["contained"] and not rec["traces"][0]["within_profiler_calls"]  # a 2023 trace: not this window
     assert "same interval: NO" in err
     run = json.loads((tmp_path / "run.json").read_text())

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rooftop.errors import TelemetryError
-from rooftop.serving.profiler import NOT_PROFILING, is_trace, wait_for_traces
+from rooftop.serving.profiler import NOT_PROFILING, is_trace, session_traces, wait_for_traces
 
 
 def test_waits_for_whole_worker_traces_of_the_session(tmp_path: Path) -> None:
@@ -32,7 +32,22 @@ def test_waits_for_whole_worker_traces_of_the_session(tmp_path: Path) -> None:
     assert is_trace(cut) and not is_trace(tmp_path / "p_rank0.profiler_out.txt")
 
 
+def test_sglang_rank_traces_of_the_session_not_the_merged_file(tmp_path: Path) -> None:
+    # names as SGLang's scheduler writes them: {prefix}-{profile_id}-TP-{tp}[-DP-{dp}][-PP-{pp}][-EP-{ep}]
+    ranks = ["p-1764680000.25-TP-0.trace.json.gz", "p-1764680000.25-TP-1-DP-1-EP-3.trace.json.gz"]
+    others = [
+        "merged-1764680000.25.trace.json.gz",  # merge_profiles: every rank again, in one file
+        "1764680000.25-TP-0-memory.pickle",  # MEM activity
+        "q-1764680000.9-TP-0.trace.json.gz",  # another session
+        "p-notes.trace.json.gz",  # the prefix, but no rank
+    ]
+    for name in ranks + others:
+        (tmp_path / name).write_bytes(b"")
+    assert session_traces(tmp_path, "p") == [tmp_path / n for n in sorted(ranks)]
+
+
 def test_timeout_is_one_line_naming_the_folder(tmp_path: Path) -> None:
-    with pytest.raises(TelemetryError, match=r"no complete trace p_\*\.pt\.trace\.json\[\.gz\] after 0\.3 s"):
+    with pytest.raises(TelemetryError, match=r"no complete trace p_\*\.pt\.trace\.json\[\.gz\] \(vLLM\) or "
+                       r"p-\*-TP-\*\.trace\.json\[\.gz\] \(SGLang\) after 0\.3 s"):  # fmt: skip
         wait_for_traces(tmp_path, "p", timeout_s=0.3, poll_s=0.1)
     assert "--profiler-config" in NOT_PROFILING and "VLLM_TORCH_PROFILER_DIR" in NOT_PROFILING

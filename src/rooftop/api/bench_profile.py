@@ -45,11 +45,19 @@ def window_bounds(offsets: Offsets, chosen: tuple[float, float] | None) -> tuple
 
 
 def _observe(url: str) -> tuple[Any, float]:
+    """The engine's counters and when they were read: the middle of the scrape.
+
+    The engine renders its page somewhere between the request and the answer; stamping the scrape
+    after it was parsed would put the window's edges late by the whole exchange, which a loaded
+    engine (the first scrape follows the profiler's start) stretches to tens of milliseconds.
+    """
     from rooftop.serving.sources import fetch
     from rooftop.serving.watch import observe
 
-    obs = observe(fetch(url), url)
-    return obs, time.perf_counter()
+    sent = time.perf_counter()
+    snap = fetch(url)
+    read = (sent + time.perf_counter()) / 2
+    return observe(snap, url), read
 
 
 def _control(

@@ -5,12 +5,15 @@ vLLM (>= 0.13; checked against 0.32) mounts both routes only when the server was
 the environment variable ``VLLM_TORCH_PROFILER_DIR``); otherwise they answer 404. Each worker
 writes ``{prefix}_{rank suffix}.{time_ns}.pt.trace.json.gz`` into that folder when profiling
 stops, and the API process writes ``{prefix}_{host}_{pid}.async_llm.….pt.trace.json.gz`` (CPU only).
-SGLang serves the same two routes and takes the output folder in the request body.
+SGLang serves the same two routes, takes the output folder and the prefix in the request body, and
+each rank writes ``{prefix}-{profile_id}-TP-{tp}[-DP-{dp}][-PP-{pp}][-EP-{ep}].trace.json.gz``
+(srt/managers/scheduler_profiler_mixin.py; docs: "Generated trace file naming format").
 Every failure is a TelemetryError of one line that says what to change.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -26,6 +29,8 @@ VLLM_HINT = (
 )
 NOT_PROFILING = f"the engine was started without profiling; {VLLM_HINT}"
 TRACE_SUFFIXES = (".pt.trace.json.gz", ".pt.trace.json")
+SGLANG_SUFFIXES = (".trace.json.gz", ".trace.json")
+_SGLANG_RANK = re.compile(r"-TP-\d+")
 
 
 class Call(msgspec.Struct, frozen=True):
@@ -74,9 +79,11 @@ def _post(url: str, body: dict[str, Any] | None, timeout_s: float) -> Call:
 
 def start(url: str, prefix: str, output_dir: Path | None = None, timeout_s: float = 60.0) -> Call:
     """Ask the engine to start recording (``prefix`` names the trace files of this session)."""
-    body: dict[str, Any] = {"profile_prefix": prefix}
+    # vLLM reads the prefix and takes the rest from its --profiler-config, ignoring the other fields;
+    # SGLang reads them all: its default is no shapes (no FLOPs per operator) and Python stacks
+    body: dict[str, Any] = {"profile_prefix": prefix, "record_shapes": True, "with_stack": False}
     if output_dir is not None:
-        body["output_dir"] = str(output_dir)  # SGLang reads it; vLLM ignores unknown fields
+        body["output_dir"] = str(output_dir)
     return _post(f"{_base(url)}/start_profile", body, timeout_s)
 
 
@@ -108,20 +115,31 @@ def _settled(files: list[Path]) -> bool:
     return True
 
 
+def session_traces(folder: Path, prefix: str) -> list[Path]:
+    """The worker traces of session ``prefix`` in ``folder``: vLLM's ``{prefix}_…`` or SGLang's ``{prefix}-…-TP-n``.
+
+    Not vLLM's API-process trace (CPU only), nor SGLang's ``merged-…`` file (every rank again).
+    """
+    vllm = (p for p in folder.glob(f"{prefix}_*") if is_trace(p) and ".async_llm." not in p.name)
+    sglang = (p for p in folder.glob(f"{prefix}-*") if p.name.endswith(SGLANG_SUFFIXES) and _SGLANG_RANK.search(p.name))
+    return sorted({*vllm, *sglang})
+
+
 def wait_for_traces(folder: Path, prefix: str, timeout_s: float, poll_s: float = 0.5) -> list[Path]:
     """The worker traces of session ``prefix`` in ``folder``, once written whole (TelemetryError on timeout)."""
     deadline = time.monotonic() + timeout_s
     while True:
-        found = sorted(p for p in folder.glob(f"{prefix}_*") if is_trace(p) and ".async_llm." not in p.name)
+        found = session_traces(folder, prefix)
         if found and _settled(found):
             sizes = [p.stat().st_size for p in found]
             time.sleep(poll_s)
-            again = sorted(p for p in folder.glob(f"{prefix}_*") if is_trace(p) and ".async_llm." not in p.name)
+            again = session_traces(folder, prefix)
             if again == found and [p.stat().st_size for p in again] == sizes:
                 return found
         if time.monotonic() > deadline:
             raise TelemetryError(
-                f"{folder}: no complete trace {prefix}_*.pt.trace.json[.gz] after {timeout_s:g} s "
+                f"{folder}: no complete trace {prefix}_*.pt.trace.json[.gz] (vLLM) or "
+                f"{prefix}-*-TP-*.trace.json[.gz] (SGLang) after {timeout_s:g} s "
                 "(is this the engine's torch_profiler_dir, on this machine? raise --profile-timeout)"
             )
         time.sleep(poll_s)
