@@ -107,6 +107,31 @@ class Prometheus:
             self.proc.wait(30)
 
 
+def steady(prom: Prometheus, probe: str, query: str, jobs: int, limit: float) -> dict[str, float]:
+    """``query`` per job once the recorded rate ``probe`` has settled (rules over a 4 s window).
+
+    A rate recorded before its window is full of 1 s scrapes is wrong both ways: the first
+    evaluations divide a whole counter (thousands; ``limit`` rules them out), the next ones
+    extrapolate from two or three samples (2.26 for 3.0 once) — and a scrape served late by a
+    stalled process inflates one window (277 for 100 once). So two evaluations a second apart
+    must agree within 1 % before ``query`` is read, two evaluations later.
+    """
+    deadline = time.monotonic() + 60
+    values: dict[str, float] = {}
+    before: dict[str, float] = {}
+    while time.monotonic() < deadline:
+        time.sleep(1)
+        rate = {s["metric"]["job"]: float(s["value"][1]) for s in prom.query(probe)}
+        settled = rate.keys() == before.keys() and all(abs(rate[j] - before[j]) <= 0.01 * before[j] for j in rate)
+        before = rate
+        if len(rate) == jobs and max(rate.values()) < limit and settled:
+            time.sleep(2)
+            values = {s["metric"]["job"]: float(s["value"][1]) for s in prom.query(query)}
+            if len(values) == jobs:
+                return values
+    raise AssertionError(f"no steady {query} within 60 s: {values} (rates {before})")
+
+
 def watch_accounts(prom: Prometheus, job: str, live: Any, te: float, window_s: float = 10.0) -> list[dict[str, Any]]:
     """watch's accounting of the window ending at ``te``, from Prometheus's own samples of ``job``.
 

@@ -10,14 +10,13 @@ The same under Ray (engine ray-vllm): each replica is a worker (WorkerId="wN", e
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import run_cli
-from tests.serving.prom_proc import Prometheus, needs_prometheus, serve_metrics
+from tests.serving.prom_proc import Prometheus, needs_prometheus, serve_metrics, steady
 
 pytestmark = [pytest.mark.slow, needs_prometheus]
 
@@ -58,22 +57,7 @@ def stubs(request: pytest.FixtureRequest) -> Iterator[dict[str, str]]:
 
 
 def _steady(prom: Prometheus, query: str) -> dict[str, float]:
-    deadline = time.monotonic() + 60
-    values: dict[str, float] = {}
-    before: dict[str, float] = {}
-    while time.monotonic() < deadline:  # until a whole 4 s window of scrapes lies behind an evaluation
-        time.sleep(1)
-        rate = {s["metric"]["job"]: float(s["value"][1]) for s in prom.query("rooftop:prompt_tokens:rate")}
-        # the first windows divide a whole counter; a scrape served late (a stalled process) inflates
-        # one 4 s window's rate (277 for 100 once): two evaluations a second apart must agree
-        steady = rate.keys() == before.keys() and all(abs(rate[j] - before[j]) <= 0.01 * before[j] for j in rate)
-        before = rate
-        if len(rate) == 2 and max(rate.values()) < 1000 and steady:
-            time.sleep(2)
-            values = {s["metric"]["job"]: float(s["value"][1]) for s in prom.query(query)}
-            if len(values) == 2:
-                return values
-    raise AssertionError(f"no steady {query} within 60 s: {values}")
+    return steady(prom, "rooftop:prompt_tokens:rate", query, jobs=2, limit=1000)
 
 
 def test_two_engines_count_per_engine(tmp_path: Path, stubs: dict[str, str]) -> None:

@@ -8,7 +8,6 @@ serving 2 requests/s (each of its four models counts 2/s: summed, 8/s) and a pla
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +16,7 @@ import pytest
 from rooftop.serving.engines import engine_map
 from rooftop.serving.exposition import parse
 from tests.conftest import run_cli
-from tests.serving.prom_proc import Prometheus, needs_prometheus, serve_metrics
+from tests.serving.prom_proc import Prometheus, needs_prometheus, serve_metrics, steady
 
 pytestmark = [pytest.mark.slow, needs_prometheus]
 
@@ -50,23 +49,15 @@ def test_watch_reads_the_same_models() -> None:
     assert emap.request_models(parse(exposition(PLAIN, 0.0), 0.0)) == ("llama",)
 
 
-def _rates(tmp_path: Path, stubs: dict[str, str], *options: str) -> dict[str, float]:
+def _rates(tmp_path: Path, stubs: dict[str, str], *options: str, jobs: int = 2) -> dict[str, float]:
     rules = tmp_path / "rooftop.yml"
     proc = run_cli("rules", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--engine", "triton", "--window", "4s",
                    *options, "-o", str(rules))  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     prom = Prometheus(tmp_path, stubs, [rules])
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:  # until a whole 4 s window of scrapes lies behind an evaluation
-            time.sleep(1)
-            result = prom.query("rooftop:requests_finished:rate")
-            rates = {s["metric"]["job"]: float(s["value"][1]) for s in result}
-            if rates and max(rates.values()) < 100:  # the first windows divide a whole counter (no sample 4 s back)
-                time.sleep(2)
-                result = prom.query("rooftop:requests_finished:rate")
-                return {s["metric"]["job"]: float(s["value"][1]) for s in result}
-        raise AssertionError(f"no steady rate within 60 s: {rates}")
+        rate = "rooftop:requests_finished:rate"
+        return steady(prom, rate, rate, jobs=jobs, limit=100)
     finally:
         prom.stop()
 
@@ -78,5 +69,5 @@ def test_request_rate_counts_client_requests_once(tmp_path: Path, stubs: dict[st
 
 
 def test_model_label_picks_one_model(tmp_path: Path, stubs: dict[str, str]) -> None:
-    rates = _rates(tmp_path, stubs, "--model-label", "tensorrt_llm")
+    rates = _rates(tmp_path, stubs, "--model-label", "tensorrt_llm", jobs=1)
     assert rates == {"ens": pytest.approx(2.0, rel=0.02)}  # the plain deployment has no such model
