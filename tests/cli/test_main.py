@@ -121,3 +121,36 @@ def test_the_console_script_is_cli_run():
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts == {"rooftop": "rooftop.cli:run"}
     assert (REPO / "src" / "rooftop" / "__main__.py").read_text().endswith("from rooftop.cli import run\n\nrun()\n")
+
+
+def _command_paths() -> list[tuple[str, ...]]:
+    import click
+
+    from rooftop.cli.main import cli
+
+    ctx = click.Context(cli)
+    paths: list[tuple[str, ...]] = [()]
+    for name in sorted(COMMANDS):
+        command = cli.get_command(ctx, name)
+        paths.append((name,))
+        if isinstance(command, click.Group):
+            paths += [(name, sub) for sub in command.list_commands(ctx)]
+    return paths
+
+
+def test_every_help_fits_80_columns():
+    # an 80-column terminal: click wraps the prose and the options, but the examples (\b blocks)
+    # and a long choice list are printed as written; issue 10's standard is every output at 80
+    from click.testing import CliRunner
+
+    from rooftop.cli.main import cli
+
+    runner = CliRunner()
+    wide = {}
+    for path in _command_paths():
+        result = runner.invoke(cli, [*path, "--help"], env={"COLUMNS": "80"})
+        assert result.exit_code == 0, (path, result.output)
+        lines = [line for line in result.output.splitlines() if len(line) > 80]
+        if lines:
+            wide[" ".join(path) or "rooftop"] = lines
+    assert not wide, "\n".join(f"{k}: {len(v)} lines over 80, e.g. {v[0]!r}" for k, v in wide.items())

@@ -130,18 +130,26 @@ def analyze(
 
     \b
     Examples:
-      rooftop analyze                                    # the teaching default
+      rooftop analyze                                # the teaching default
       rooftop analyze -m llama-2-70b --dtype fp16 --phase decode -b 1
-      rooftop analyze -m llama-3.1-70b -H h100-sxm --tp 4 --phase decode -b 1,16,128 -c 8192
+      rooftop analyze -m llama-3.1-70b -H h100-sxm --tp 4 --phase decode \\
+          -b 1,16,128 -c 8192
       rooftop analyze -m ./my-model/config.json --weight-dtype int4 --phase decode
-      rooftop analyze -m deepseek-v3 -H h200-sxm --weight-dtype fp8 --tp 8 --json > run.json
-      rooftop analyze -m llama-cpu-small --dtype fp32 --phase decode -b 1,32 --calibrated  # after `rooftop profile`
-      rooftop analyze -m llama-3.2-1b --dtype bf16 --phase decode -b 1,16 --calibrated cuda  # after a GPU profile
+      rooftop analyze -m deepseek-v3 -H h200-sxm --weight-dtype fp8 --tp 8 \\
+          --json > run.json
+      # after `rooftop profile` (CPU), or a profile on a GPU (--calibrated cuda):
+      rooftop analyze -m llama-cpu-small --dtype fp32 --phase decode -b 1,32 \\
+          --calibrated
+      rooftop analyze -m llama-3.2-1b --dtype bf16 --phase decode -b 1,16 \\
+          --calibrated cuda
       rooftop analyze -m llama-3.1-8b -H h100-sxm --phase decode -b 1 --what-if
-      rooftop analyze --phase decode -b 1 --spec-k 4 --spec-alpha 0.8 --drafter head
+      rooftop analyze --phase decode -b 1 --spec-k 4 --spec-alpha 0.8 \\
+          --drafter head
       rooftop analyze --phase decode -b 64 -p 8192 --chunk 2048
-      rooftop analyze -m deepseek-v3 -H h200-sxm --weight-dtype fp8 --phase decode -b 32 --ep 8
-      rooftop analyze -m llama-3.1-70b --tp 4 --phase decode -b 64 --rate 20 --slo-tpot 50ms
+      rooftop analyze -m deepseek-v3 -H h200-sxm --weight-dtype fp8 \\
+          --phase decode -b 32 --ep 8
+      rooftop analyze -m llama-3.1-70b --tp 4 --phase decode -b 64 --rate 20 \\
+          --slo-tpot 50ms
     """
     spec = resolve_model(model)
     roofs = options.catalog_roofs(hardware, catalog, peak_tflops, bandwidth)

@@ -136,11 +136,13 @@ def bench(url: str, **o: Any) -> None:  # click passes each option by its parame
 
     \b
     Examples:
-      rooftop bench http://127.0.0.1:8000 --model llama-3.1-8b --hardware h100-sxm \\
-            --rate 4 --burstiness 1 --requests 500 --prompt-len 1024:256 --output-len 256 \\
-            --slo-ttft 500ms --slo-tpot 50ms
-      rooftop bench http://127.0.0.1:8000 --rates 1,2,4,8 --requests 200 --json > curve.json
-      rooftop bench http://127.0.0.1:8000 --chat --dataset prompts.jsonl --rate 2 --csv requests.csv
+      rooftop bench http://127.0.0.1:8000 --model llama-3.1-8b -H h100-sxm \\
+          --rate 4 --burstiness 1 --requests 500 --prompt-len 1024:256 \\
+          --output-len 256 --slo-ttft 500ms --slo-tpot 50ms
+      rooftop bench http://127.0.0.1:8000 --rates 1,2,4,8 --requests 200 \\
+          --json > curve.json
+      rooftop bench http://127.0.0.1:8000 --chat --dataset prompts.jsonl \\
+          --rate 2 --csv requests.csv
     """
     from rooftop.api import bench as api
     from rooftop.api.live_model import live_model

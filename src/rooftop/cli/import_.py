@@ -68,10 +68,12 @@ def import_(
     The format is recognised from the content:
 
     \b
-      Kineto / PyTorch-profiler trace   .json or .json.gz (torch.profiler export_chrome_trace)
-      Nsight Compute CSV                ncu --csv --page raw ...  or  --page details
-      Nsight Systems GPU trace          nsys stats --report cuda_gpu_trace --format csv
-      Nsight Systems kernel summary     nsys stats --report cuda_gpu_kern_sum --format csv
+      Kineto / PyTorch-profiler trace  .json or .json.gz (export_chrome_trace)
+      Nsight Compute CSV               ncu --csv --page raw ... or --page details
+      Nsight Systems GPU trace         nsys stats --report cuda_gpu_trace \\
+                                           --format csv
+      Nsight Systems kernel summary    nsys stats --report cuda_gpu_kern_sum \\
+                                           --format csv
 
     Traces give a timeline (busy, idle, largest gap and its cause, NCCL time and its overlap
     with compute, launch delay, CUDA-graph replays, per-ProfilerStep breakdown, the last step
@@ -85,8 +87,8 @@ def import_(
     \b
     Examples:
       rooftop import trace.json.gz --hardware a100-80gb-sxm
-      rooftop import traces/ -H h100-sxm --json > run.json        # one result per rank
-      rooftop import traces/ -H h100-sxm --jobs 8                 # 8 ranks at a time
+      rooftop import traces/ -H h100-sxm --json > run.json   # one result per rank
+      rooftop import traces/ -H h100-sxm --jobs 8            # 8 ranks at a time
       rooftop import ncu.csv -H h100-sxm
       rooftop import report_cuda_gpu_trace.csv -H h100-sxm
       rooftop import decode_cuda_gpu_kern_sum.csv

@@ -110,15 +110,15 @@ def cli() -> None:
 
     \b
     Start here:
-      rooftop analyze                      # llama-3.1-8b on h100-sxm: prefill + decode at batch 1 and 64
+      rooftop analyze        # llama-3.1-8b on h100-sxm: prefill and decode
       rooftop analyze --model llama-2-70b --dtype fp16 --phase decode --batch 1
-      rooftop hardware list                # the catalog of 31 accelerators (dense datasheet peaks)
-      rooftop models list                  # shipped model presets; or pass --model ./config.json
-      rooftop show run.json                # the tables of a saved run
+      rooftop hardware list  # the catalog: 31 accelerators, dense datasheet peaks
+      rooftop models list    # shipped model presets; or --model ./config.json
+      rooftop show run.json  # the tables of a saved run
 
     \b
-    Shell completion (commands, options, model and device names):
-      eval "$(_ROOFTOP_COMPLETE=bash_source rooftop)"    # in ~/.bashrc (zsh: zsh_source, fish: fish_source)
+    Shell completion (commands, options, model and device names), in ~/.bashrc:
+      eval "$(_ROOFTOP_COMPLETE=bash_source rooftop)"    # zsh_source, fish_source
     """
 
 

@@ -97,12 +97,14 @@ def profile(
 
     \b
     Examples:
-      rooftop profile                                   # small Llama on this CPU (≤ 60 s)
-      rooftop profile -m llama-3.2-1b --device cuda --dtype bf16 -b 1,16 -p 512 -c 2048
-      rooftop profile -m ./my-model                      # a folder with config.json
-      rooftop profile -m ./my-model --weights ./my-model # real safetensors (MoE routing realistic)
+      rooftop profile                     # small Llama on this CPU (≤ 60 s)
+      rooftop profile -m llama-3.2-1b --device cuda --dtype bf16 -b 1,16 \\
+          -p 512 -c 2048
+      rooftop profile -m ./my-model       # a folder with config.json
+      # real safetensors (MoE routing realistic):
+      rooftop profile -m ./my-model --weights ./my-model
       rooftop profile --json -o profile.json
-      rooftop profile --what-if                          # how far to trust the predicted remedies
+      rooftop profile --what-if           # how far to trust predicted remedies
     """
     from rooftop.api.profile import ProfileRequest, default_trace_path
 

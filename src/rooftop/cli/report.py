@@ -25,9 +25,10 @@ def report(artifacts: tuple[str, ...], output: str, plot: str | None, title: str
 
     \b
     Examples:
-      rooftop analyze -q -o run.json && rooftop report run.json     # writes report.html
+      rooftop analyze -q -o run.json && rooftop report run.json  # report.html
       rooftop report before.json after.json -o both.html --plot both.png
-      rooftop sweep --slo-tpot 50ms -o sweep.json && rooftop report sweep.json -o sweep.html
+      rooftop sweep --slo-tpot 50ms -o sweep.json && \\
+          rooftop report sweep.json -o sweep.html
     """
     from rooftop.core.atomic import write_atomic
     from rooftop.errors import ReportError

@@ -28,10 +28,10 @@ def roofs() -> None:
 
     \b
     Examples:
-      rooftop roofs measure                 # full run (about a minute on a CPU)
-      rooftop roofs measure --quick         # ≤ 20 s
-      rooftop roofs measure --device cuda   # GEMM bf16/fp16/fp8, HBM copy/triad, L2, GEMV
-      rooftop roofs show                    # what is cached, with every benchmark's spread
+      rooftop roofs measure                # full run (about a minute on a CPU)
+      rooftop roofs measure --quick        # ≤ 20 s
+      rooftop roofs measure --device cuda  # GEMM bf16/fp16/fp8, HBM, L2, GEMV
+      rooftop roofs show                   # the cache, each benchmark's spread
     """
 
 

@@ -44,7 +44,14 @@ def _check(selector: str, durations: tuple[tuple[str, str | None], ...]) -> None
 )
 @device_option
 @click.option("--tp", type=click.IntRange(min=1), default=1, show_default=True, help="Tensor-parallel degree.")
-@click.option("--engine", type=click.Choice(ENGINES), default="vllm", show_default=True, help="Serving engine.")
+@click.option(
+    "--engine",
+    type=click.Choice(ENGINES),
+    default="vllm",
+    show_default=True,
+    metavar="ENGINE",
+    help=f"Serving engine: {', '.join(sorted(ENGINES))}.",
+)
 @click.option("--dtype", default="bf16", show_default=True, help="Weights/activations/KV dtype the engine runs.")
 @click.option("--peak-tflops", help="Override the compute roof (e.g. a CPU: '2 TFLOP/s').")
 @click.option("--bandwidth", help="Override the memory roof, e.g. '50 GB/s'.")

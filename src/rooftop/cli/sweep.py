@@ -112,9 +112,12 @@ def sweep_command(
 
     \b
     Examples:
-      rooftop sweep --slo-tpot 50ms                          # llama-3.1-8b, h100-sxm, prompt 2048, output 256
-      rooftop sweep -b 1-512 -c 512-32768 --slo-ttft 500ms --slo-tpot 50ms --report sweep.html
-      rooftop sweep --cohort chat=1024:256 --cohort report=8192:2048 --slo-tpot 40ms
+      # llama-3.1-8b on h100-sxm, prompt 2048, output 256:
+      rooftop sweep --slo-tpot 50ms
+      rooftop sweep -b 1-512 -c 512-32768 --slo-ttft 500ms --slo-tpot 50ms \\
+          --report sweep.html
+      rooftop sweep --cohort chat=1024:256 --cohort report=8192:2048 \\
+          --slo-tpot 40ms
       rooftop sweep --shared-prefix 1024 --prompt 4096 --csv cells.csv
       rooftop sweep --slo-tpot 30ms --spec-k 4 --spec-alpha 0.8 --what-if
     """

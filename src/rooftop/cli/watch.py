@@ -89,10 +89,12 @@ def watch(
 
     \b
     Examples:
-      rooftop watch http://127.0.0.1:8000 --model llama-3.1-8b --hardware h100-sxm
-      rooftop watch vllm.prom --once --json                  # offline: a saved /metrics
-      rooftop watch http://127.0.0.1:8000 --interval 2 --count 10 --log watch.jsonl
-      rooftop watch --prometheus http://127.0.0.1:9090 --selector 'job="vllm"' -m llama-3.1-8b
+      rooftop watch http://127.0.0.1:8000 --model llama-3.1-8b -H h100-sxm
+      rooftop watch vllm.prom --once --json        # offline: a saved /metrics
+      rooftop watch http://127.0.0.1:8000 --interval 2 --count 10 \\
+          --log watch.jsonl
+      rooftop watch --prometheus http://127.0.0.1:9090 --selector 'job="vllm"' \\
+          -m llama-3.1-8b
       rooftop watch http://127.0.0.1:8000 -m llama-3.1-8b --export 127.0.0.1:9109
     """
     from rooftop.api.live_model import live_model
