@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rooftop.errors import TelemetryError
-from rooftop.serving.profiler import NOT_PROFILING, is_trace, session_traces, wait_for_traces
+from rooftop.serving.profiler import NOT_PROFILING, Call, is_trace, session_traces, wait_for_traces
 
 
 def test_waits_for_whole_worker_traces_of_the_session(tmp_path: Path) -> None:
@@ -44,6 +44,22 @@ def test_sglang_rank_traces_of_the_session_not_the_merged_file(tmp_path: Path) -
     for name in ranks + others:
         (tmp_path / name).write_bytes(b"")
     assert session_traces(tmp_path, "p") == [tmp_path / n for n in sorted(ranks)]
+
+
+def test_an_older_sglang_without_the_prefix_is_told_by_its_profile_id(tmp_path: Path) -> None:
+    # before profile_prefix, SGLang named files {profile_id}-TP-{tp}: profile_id is str(time.time())
+    # when the server takes /start_profile, so within the call's send and answer (one host's clock)
+    started = Call(sent_s=1764680000.20, returned_s=1764680000.31)
+    ours = ["1764680000.25-TP-0.trace.json.gz", "1764680000.25-TP-1.trace.json.gz"]
+    others = [
+        "1764679000.5-TP-0.trace.json.gz",  # an earlier session in the same folder
+        "1764680000.25-TP-0-memory.pickle",
+        "merged-1764680000.25.trace.json.gz",
+    ]
+    for name in ours + others:
+        (tmp_path / name).write_bytes(b"")
+    assert session_traces(tmp_path, "p", started) == [tmp_path / n for n in ours]
+    assert session_traces(tmp_path, "p") == []  # without the call, no name is this session's
 
 
 def test_timeout_is_one_line_naming_the_folder(tmp_path: Path) -> None:

@@ -190,7 +190,7 @@ def assemble(
     w = window(edges.before, edges.after)
     w_summary, wres = analyse_window(w, live)
     engine = snapshot_summary(edges.after.scalars, w_summary)
-    files = wait_for_traces(profile.folder, edges.prefix, profile.trace_timeout_s)
+    files = wait_for_traces(profile.folder, edges.prefix, profile.trace_timeout_s, started=edges.start_call)
     ranks = _ranks(files, live)
     record = window_record(edges, result, bounds, w.deltas, ranks)
     wres = replace(

@@ -7,7 +7,9 @@ writes ``{prefix}_{rank suffix}.{time_ns}.pt.trace.json.gz`` into that folder wh
 stops, and the API process writes ``{prefix}_{host}_{pid}.async_llm.….pt.trace.json.gz`` (CPU only).
 SGLang serves the same two routes, takes the output folder and the prefix in the request body, and
 each rank writes ``{prefix}-{profile_id}-TP-{tp}[-DP-{dp}][-PP-{pp}][-EP-{ep}].trace.json.gz``
-(srt/managers/scheduler_profiler_mixin.py; docs: "Generated trace file naming format").
+(srt/managers/scheduler_profiler_mixin.py; docs: "Generated trace file naming format"). Its
+``profile_id`` is ``str(time.time())`` when the server takes the start request; a SGLang older than
+``profile_prefix`` writes ``{profile_id}-TP-…``, told apart by that time lying within the call.
 Every failure is a TelemetryError of one line that says what to change.
 """
 
@@ -31,6 +33,8 @@ NOT_PROFILING = f"the engine was started without profiling; {VLLM_HINT}"
 TRACE_SUFFIXES = (".pt.trace.json.gz", ".pt.trace.json")
 SGLANG_SUFFIXES = (".trace.json.gz", ".trace.json")
 _SGLANG_RANK = re.compile(r"-TP-\d+")
+_SGLANG_UNPREFIXED = re.compile(r"(\d+(?:\.\d+)?)-TP-\d+")
+_ID_SLACK_S = 0.005  # two processes' clock reads on one host (the id is taken within the call)
 
 
 class Call(msgspec.Struct, frozen=True):
@@ -115,25 +119,36 @@ def _settled(files: list[Path]) -> bool:
     return True
 
 
-def session_traces(folder: Path, prefix: str) -> list[Path]:
+def session_traces(folder: Path, prefix: str, started: Call | None = None) -> list[Path]:
     """The worker traces of session ``prefix`` in ``folder``: vLLM's ``{prefix}_…`` or SGLang's ``{prefix}-…-TP-n``.
 
-    Not vLLM's API-process trace (CPU only), nor SGLang's ``merged-…`` file (every rank again).
+    With the ``started`` call, also an older SGLang's ``{profile_id}-TP-n`` whose id (the server's
+    time.time() at the start request) lies within that call. Not vLLM's API-process trace (CPU
+    only), nor SGLang's ``merged-…`` file (every rank again).
     """
     vllm = (p for p in folder.glob(f"{prefix}_*") if is_trace(p) and ".async_llm." not in p.name)
     sglang = (p for p in folder.glob(f"{prefix}-*") if p.name.endswith(SGLANG_SUFFIXES) and _SGLANG_RANK.search(p.name))
-    return sorted({*vllm, *sglang})
+    found = {*vllm, *sglang}
+    if started is not None:
+        lo, hi = started.sent_s - _ID_SLACK_S, started.returned_s + _ID_SLACK_S
+        for p in folder.glob("*-TP-*"):
+            m = _SGLANG_UNPREFIXED.match(p.name)
+            if m and p.name.endswith(SGLANG_SUFFIXES) and lo <= float(m[1]) <= hi:
+                found.add(p)
+    return sorted(found)
 
 
-def wait_for_traces(folder: Path, prefix: str, timeout_s: float, poll_s: float = 0.5) -> list[Path]:
+def wait_for_traces(
+    folder: Path, prefix: str, timeout_s: float, poll_s: float = 0.5, started: Call | None = None
+) -> list[Path]:
     """The worker traces of session ``prefix`` in ``folder``, once written whole (TelemetryError on timeout)."""
     deadline = time.monotonic() + timeout_s
     while True:
-        found = session_traces(folder, prefix)
+        found = session_traces(folder, prefix, started)
         if found and _settled(found):
             sizes = [p.stat().st_size for p in found]
             time.sleep(poll_s)
-            again = session_traces(folder, prefix)
+            again = session_traces(folder, prefix, started)
             if again == found and [p.stat().st_size for p in again] == sizes:
                 return found
         if time.monotonic() > deadline:
