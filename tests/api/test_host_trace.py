@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from rooftop.api.host_trace import as_device, frontier
-from rooftop.api.ingest import trace_result
+from rooftop.api.ingest import trace_results
 from rooftop.ingest.kineto import KERNEL, read_trace
 
 
@@ -46,7 +46,7 @@ def test_frontier_takes_outermost_costed_ops_else_leaves(tmp_path: Path) -> None
 
 
 def test_trace_result_with_host_ops_and_its_wall_clock(tmp_path: Path) -> None:
-    result, _ = trace_result(_write(tmp_path / "cpu.json.gz"), None, host_ops=True)
+    (result,), _ = trace_results(_write(tmp_path / "cpu.json.gz"), None, host_ops=True)
     tl = result.extra["timeline"]
     assert tl["kernels"] == 4 and abs(tl["busy_s"] - 70e-6) < 1e-12  # 50 + 10 + 5 + 5 µs
     clock = result.extra["clock"]
@@ -60,5 +60,5 @@ def test_a_wall_clock_beyond_int64_is_unknown(tmp_path: Path) -> None:
     path = _write(tmp_path / "cpu.json.gz")
     text = gzip.decompress(path.read_bytes()).replace(b"1000000000000000000", b"1" + b"0" * 400)
     path.write_bytes(gzip.compress(text))  # base / 1e9 raised OverflowError
-    clock = trace_result(path, None, host_ops=True)[0].extra["clock"]
+    clock = trace_results(path, None, host_ops=True)[0][0].extra["clock"]
     assert clock["base_time_ns"] is None and clock["first_s"] is None and clock["first_us"] == 0.0

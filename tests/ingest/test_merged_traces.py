@@ -1,4 +1,4 @@
-"""Traces that hold several ranks or several GPUs: refused or said, never silently merged.
+"""Traces that hold several ranks or several GPUs: refused, or read per GPU; never silently merged.
 
 No merged trace or single-process multi-GPU trace is among the real files here, so both are made
 from real single-rank traces the way their writers make them: ``sglang_merge`` does what SGLang's
@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from rooftop.api.ingest import import_path
 from rooftop.errors import TraceFormatError
 from rooftop.ingest.kineto import KERNEL, read_trace
 from tests.conftest import data_path, run_cli
@@ -77,16 +78,34 @@ def test_a_folder_with_the_ranks_and_their_merge_reads_the_ranks(tmp_path) -> No
     assert "merged-p.trace.json.gz" in data["identity"]["skipped_files"]
 
 
-def test_kernels_of_two_gpus_in_one_trace_are_said(tmp_path) -> None:
-    # one process driving two GPUs (device_map="auto"): alexnet's kernels after the 10th moved to device 1
+def test_kernels_of_two_gpus_in_one_trace_read_per_gpu(tmp_path) -> None:
+    # one process driving two GPUs (device_map="auto"): alexnet's kernels after the 10th moved to
+    # device 1. Its 79 kernels: 10 on device 0 (2,200 µs) with its 16 copies and 3 memsets, 69 on
+    # device 1 (8,492 µs); the launch calls and CPU ops are the process's, shared by both views
     trace = _load(RANK1)
     kernels = [e for e in trace["traceEvents"] if e.get("cat") == "kernel"]
     for event in kernels[10:]:
         event["args"]["device"] = 1
     path = tmp_path / "two_gpus.json.gz"
     path.write_bytes(gzip.compress(json.dumps(trace).encode()))
-    with pytest.warns(UserWarning, match=r"kernels of 2 GPUs in one trace \(devices 0, 1\).*merge them"):
-        read_trace(path)
     with warnings.catch_warnings():
-        warnings.simplefilter("error")  # one GPU: nothing said
-        read_trace(RANK1)
+        warnings.simplefilter("error")  # split, so nothing to warn about
+        run = import_path(path)
+        whole = import_path(RANK1)
+    gpu0, gpu1 = run.results
+    assert [r.workload["device_index"] for r in run.results] == [0, 1]
+    assert "device_index" not in whole.results[0].workload  # a process per GPU reads as before
+    t0, t1 = gpu0.extra["timeline"], gpu1.extra["timeline"]
+    assert (t0["kernels"], t0["memcpy"], t0["memset"]) == (10, 16, 3) and (t1["kernels"], t1["memcpy"]) == (69, 0)
+    assert t0["unjoined_kernels"] == t1["unjoined_kernels"] == 0  # each kernel still finds its launch call
+
+    # every GPU row lies in exactly one view: its points' occurrences, times and bytes add up to
+    # the whole trace's (98 rows; alexnet records no shapes, so no FLOPs to add)
+    def total(results, field):
+        return sum(getattr(p, field) for r in results for p in r.points)
+
+    assert total(run.results, "count") == total(whole.results, "count") == 79 + 16 + 3
+    assert abs(total(run.results, "time_s") - total(whole.results, "time_s")) < 1e-12
+    assert total(run.results, "bytes") == total(whole.results, "bytes") > 0
+    assert gpu0.workload["events"] + 69 == gpu1.workload["events"] + 10 + 16 + 3 == whole.results[0].workload["events"]
+    assert gpu0.workload["device"] == gpu1.workload["device"] == whole.results[0].workload["device"]

@@ -101,9 +101,9 @@ CLOCK_SLACK_S = 0.005  # two processes' clock reads on one host
 
 
 def _ranks(files: list[Any], live: LiveModel | None) -> tuple[Result, ...]:
-    from rooftop.api.ingest import trace_result
+    from rooftop.api.ingest import trace_results
 
-    return tuple(trace_result(f, live.roofs if live else None, host_ops=True)[0] for f in files)
+    return tuple(r for f in files for r in trace_results(f, live.roofs if live else None, host_ops=True)[0])
 
 
 def _analytic(live: LiveModel | None, acc: dict[str, Any] | None) -> tuple[Result, ...]:

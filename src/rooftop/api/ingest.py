@@ -24,6 +24,7 @@ from rooftop.errors import TraceFormatError
 from rooftop.ingest import steps, timeline, trace_points
 from rooftop.ingest.builder import INT64_BOUND
 from rooftop.ingest.detect import KINETO, NCU, NSYS_TRACE, detect
+from rooftop.ingest.devices import per_device
 from rooftop.ingest.join import join
 from rooftop.ingest.kineto import read_trace
 from rooftop.ingest.tables import Trace
@@ -51,13 +52,14 @@ def _result(workload: dict[str, Any], points: list[Any], roofs: Roofs, extra: di
     return Result(workload=workload, points=tuple(points), findings=tuple(findings), extra=extra)
 
 
-def trace_result(
+def trace_results(
     path: Path, roofs: Roofs | None, progress: Progress | None = None, host_ops: bool = False
-) -> tuple[Result, Roofs]:
-    """One Kineto trace -> Result with points, ``timeline`` and ``steps`` sections.
+) -> tuple[tuple[Result, ...], Roofs]:
+    """One Kineto trace -> a Result per GPU in it, with points, ``timeline`` and ``steps`` sections.
 
-    ``host_ops``: a trace without GPU kernels (an engine on CPU) has its working CPU operators
-    taken as the kernels (api/host_trace.py).
+    A process that drives several GPUs records them all in one trace: each gets its own Result,
+    with ``device_index`` (ingest/devices.py). ``host_ops``: a trace without GPU kernels (an engine
+    on CPU) has its working CPU operators taken as the kernels (api/host_trace.py).
     """
     trace = read_trace(path, (lambda n: progress(str(path), n)) if progress else None, require_kernels=not host_ops)
     if host_ops:
@@ -65,15 +67,21 @@ def trace_result(
         from rooftop.torchops.cost import covered_ops
 
         trace = as_device(trace, frozenset(covered_ops()))
-    result, used = analysed(trace, roofs, "trace", "cpu" if host_ops else "")
-    if host_ops:
-        result.extra["clock"] = clock(trace)
-    return result, used
+    views = per_device(trace)
+    results, used = [], unknown_roofs("")
+    for index, view in views:
+        result, used = analysed(view, roofs, "trace", "cpu" if host_ops else "")
+        if len(views) > 1:
+            result = replace(result, workload={**result.workload, "device_index": index})
+        if host_ops:
+            result.extra["clock"] = clock(view)
+        results.append(result)
+    return tuple(results), used
 
 
 def gpu_trace_results(path: Path, roofs: Roofs | None) -> tuple[tuple[Result, ...], Roofs]:
     """One nsys cuda_gpu_trace CSV -> a trace's Result per GPU in it, without the host side (ingest/nsys_trace.py)."""
-    from rooftop.ingest.nsys_trace import per_device, read_gpu_trace
+    from rooftop.ingest.nsys_trace import read_gpu_trace
 
     results, used = [], unknown_roofs("")
     for index, trace in per_device(read_gpu_trace(path)):
@@ -242,8 +250,8 @@ def outcome(file: Path, kind: str, roofs: Roofs | None, progress: Progress | Non
 
 def _one(file: Path, kind: str, roofs: Roofs | None, progress: Progress | None) -> Outcome:
     if kind == KINETO:
-        result, used = trace_result(file, roofs, progress)
-        return result, (used if used.compute or used.memory else None), ""
+        results, used = trace_results(file, roofs, progress)
+        return results, (used if used.compute or used.memory else None), ""
     if kind == NCU:
         return ncu_result(file, roofs)
     if kind == NSYS_TRACE:

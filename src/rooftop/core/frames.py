@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import math
+import os
 from typing import Any
 
 from rooftop.core.points import RooflinePoint, Traffic
@@ -70,12 +71,20 @@ def to_dataframe(run: Run) -> Any:
 
 
 def result_label(result: Result) -> str:
-    """'decode b=64 c=2048' / 'prefill b=1 p=2048' / 'trace.json.gz' — short, no None."""
+    """Short label of a result, never None: 'decode b=64 c=2048', 'sweep chat', or the file's.
+
+    A file's name comes with its rank and, of a file of several GPUs, its device:
+    'trace.json.gz rank 0 device 1'.
+    """
     w = result.workload
-    if w.get("phase") in ("prefill", "decode"):
-        shape = f"p={w.get('prompt')}" if w["phase"] == "prefill" else f"c={w.get('context')}"
-        return f"{w['phase']} b={w.get('batch')} {shape}"
-    return str(w.get("file") or w.get("cohort") or w.get("source") or "result")
+    if w.get("cohort"):
+        return f"sweep {w.get('cohort')}"
+    if w.get("phase") in ("prefill", "decode") and w.get("batch") is not None:
+        shape = f"p={w.get('prompt')}" if w.get("phase") == "prefill" else f"c={w.get('context')}"
+        return f"{w['phase']} b={w['batch']} {shape}"
+    name = os.path.basename(str(w["file"])) if w.get("file") else str(w.get("source") or w.get("phase") or "result")
+    name += f" rank {w['rank']}" if w.get("rank") is not None else ""
+    return name + (f" device {w['device_index']}" if w.get("device_index") is not None else "")
 
 
 def run_repr(run: Run) -> str:

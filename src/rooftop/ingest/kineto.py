@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import gzip
 import re
-import warnings
 import zlib
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
@@ -257,7 +256,6 @@ def read_trace(
     trace = builder.finish(str(p), meta)
     if require_kernels and not np.any(trace.gpu.kind == KERNEL):
         raise TraceFormatError(_no_kernels(p, builder))
-    _warn_devices(p, trace)
     return trace
 
 
@@ -279,20 +277,6 @@ def _refuse_merged_ranks(p: Path, threads: dict[tuple[Any, Any], int]) -> None:
             "SGLang's merge_profiles): their correlation ids repeat across ranks, so it cannot be read as one; "
             "import the per-rank *TP-*.trace.json.gz files it was merged from (a folder of them reads rank by rank)"
         )
-
-
-def _warn_devices(p: Path, trace: Trace) -> None:
-    """Kernels of several GPUs in one trace (one process driving them): said, as the analyses merge them."""
-    on = trace.gpu.device[trace.gpu.kind == KERNEL]
-    if on.size == 0 or bool((on == on[0]).all()):
-        return
-    devices = sorted(set(on.tolist()))  # not np.unique: its first call imports numpy.ma (~10 ms of a cold start)
-    shown = ", ".join(map(str, devices[:8])) + (", …" if len(devices) > 8 else "")
-    warnings.warn(
-        f"{p}: kernels of {len(devices)} GPUs in one trace (devices {shown}); rooftop reads a trace as one "
-        "device, so its timeline, busy time and points merge them: profile one GPU per process",
-        stacklevel=2,
-    )
 
 
 def _no_kernels(p: Path, builder: Builder) -> str:

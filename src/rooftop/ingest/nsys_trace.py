@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from msgspec.structs import replace
 
 from rooftop.errors import TraceFormatError
 from rooftop.ingest.detect import is_nsys_trace_header
@@ -116,21 +115,6 @@ def _keep(
     kept["bytes"].append(_number(cell.get("bytes", "")) * scales[2])
 
 
-def per_device(trace: Trace) -> list[tuple[int, Trace]]:
-    """One Trace per GPU the file holds (nsys profiles every GPU of the process tree in one report), by index."""
-    indices = sorted(set(trace.gpu.device.tolist()))
-    if len(indices) == 1:
-        return [(indices[0], trace)]
-    out = []
-    for index in indices:
-        keep = trace.gpu.device == index
-        gpu = GpuTable(*(getattr(trace.gpu, name)[keep] for name in GpuTable.__struct_fields__))
-        name = trace.metadata.get("device_names", {}).get(index)
-        metadata = {"deviceProperties": [{"name": name}]} if name else {}
-        out.append((index, replace(trace, gpu=gpu, metadata=metadata, events=int(keep.sum()))))
-    return out
-
-
 def _trace(p: Path, kept: dict[str, list[Any]], devices: dict[int, str], skipped: dict[str, int]) -> Trace:
     names = list(dict.fromkeys(kept["name"]))
     ids = {name: i for i, name in enumerate(names)}
@@ -160,7 +144,5 @@ def _trace(p: Path, kept: dict[str, list[Any]], devices: dict[int, str], skipped
     none_f, none_i = np.empty(0, dtype=np.float64), np.empty(0, dtype=np.int64)
     launches = LaunchTable(none_f, none_f, none_i, none_i, none_i, none_i)
     cpu = CpuTable(none_f, none_f, none_i, none_i, none_i, none_i, [])
-    first = devices.get(min(devices)) if devices else None
-    metadata: dict[str, Any] = {"deviceProperties": [{"name": first}]} if first else {}
-    metadata["device_names"] = devices  # per_device's
+    metadata = {"deviceProperties": [{"id": i, "name": devices[i]} for i in sorted(devices)]}  # as Kineto writes
     return Trace(str(p), names, gpu, launches, cpu, [], {}, metadata, len(kept["ts"]), skipped)

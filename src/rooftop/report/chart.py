@@ -17,7 +17,8 @@ from pathlib import Path
 
 import msgspec
 
-from rooftop.core.artifact import Result, Run
+from rooftop.core.artifact import Run
+from rooftop.core.frames import result_label
 from rooftop.core.points import RooflinePoint
 from rooftop.core.roofs import RoofKind, Roofs
 from rooftop.errors import RooftopError
@@ -150,18 +151,6 @@ class Chart(msgspec.Struct, frozen=True):
     def by_time(self, n: int = 25) -> list[ChartPoint]:
         """Every point (drawn or not) by time, longest first: the kernel chart of files without FLOPs."""
         return sorted((*self.points, *self.unplaced), key=lambda p: -(p.point.time_s or 0.0))[:n]
-
-
-def result_label(result: Result) -> str:
-    """Short label of a result: 'decode b=64 c=2048', 'sweep prompt 2048 / output 256', or the file; never None."""
-    w = result.workload
-    if w.get("cohort"):
-        return f"sweep {w.get('cohort')}"
-    if w.get("phase") in ("prefill", "decode") and w.get("batch") is not None:
-        shape = f"p={w.get('prompt')}" if w.get("phase") == "prefill" else f"c={w.get('context')}"
-        return f"{w['phase']} b={w['batch']} {shape}"
-    name = Path(str(w["file"])).name if w.get("file") else str(w.get("source") or w.get("phase") or "result")
-    return name + (f" rank {w['rank']}" if w.get("rank") is not None else "")
 
 
 def _all_roofs(runs: Sequence[Run]) -> list[Roofs]:

@@ -21,9 +21,10 @@ from typing import Any
 from rooftop.core.artifact import Result, Run
 from rooftop.core.atomic import write_atomic
 from rooftop.core.findings import Finding
+from rooftop.core.frames import result_label
 from rooftop.core.roofs import Roofs
 from rooftop.errors import ReportError
-from rooftop.report.chart import build_chart, result_label
+from rooftop.report.chart import build_chart
 from rooftop.report.html_sections import differing_fields, identity_section, import_sections
 from rooftop.report.sweep_table import sweep_rows
 from rooftop.report.tables import predicted_line

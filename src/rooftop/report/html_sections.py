@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from rooftop.core.artifact import Result, Run
+from rooftop.core.frames import result_label
 from rooftop.ingest.timeline import GAP_CAUSES
-from rooftop.report.chart import result_label
 from rooftop.units import seconds, si
 
 

@@ -160,8 +160,9 @@ def breakdown_table(breakdown: dict[str, Any], width: int = 220) -> RenderableTy
 
 
 def result_heading(w: dict[str, Any]) -> str:
-    """'kineto · trace.json.gz · rank 0 · NVIDIA A100'."""
+    """'kineto · trace.json.gz · rank 0 · NVIDIA A100'; ' · device 1' where the file held several GPUs."""
     title = f"{w.get('source')} · {w.get('file')}" + (f" · rank {w['rank']}" if w.get("rank") is not None else "")
+    title += f" · device {w['device_index']}" if w.get("device_index") is not None else ""
     return title + (f" · {w['device']}" if w.get("device") else "")
 
 
