@@ -64,7 +64,8 @@ def import_(
 ) -> None:
     """Import what a profiler already captured and place it on the roofline.
 
-    PATH is a file or a folder (a folder of per-rank traces gives one result per rank).
+    PATH is a file or a folder: one result per rank of a folder of per-rank traces, and per GPU
+    of a file that holds several (one process driving them, or an nsys report).
     The format is recognised from the content:
 
     \b
