@@ -49,7 +49,8 @@ def test_hybrid_layouts():
         ({"ssm_state_size": 16}, "nemotron_h", None),
         ({"auto_map": {"AutoModelForCausalLM": "x.Y"}}, "baichuan", "remote code"),
         ({"auto_map": {"AutoModelForCausalLM": "x.Y"}}, "llama", None),
-        ({}, "mllama", "cross-attention image layers"),
+        ({"cross_attention_layers": [3]}, "llama", "cross-attention layers"),  # only mllama's layout reads it
+        ({"cross_attention_layers": [3]}, "mllama_text_model", None),
         ({"auto_map": {"AutoConfig": "c.C"}}, "", "no model_type, and auto_map points to remote code ('c.C')"),
         ({"auto_map": {"AutoConfig": "c\nC"}}, "", "remote code ('c\\nC'), which"),  # repr: one line
     ],

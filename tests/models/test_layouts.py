@@ -184,3 +184,22 @@ def test_gemma4_unified_is_refused_not_read_as_gemma4(model_type):
               "intermediate_size": 9216, "vocab_size": 262144}  # fmt: skip
     with pytest.raises(SpecError, match="Gemma 4"):
         spec_from_config(config, "x")
+
+
+def test_mllama_cross_attention_layers_hold_weights_and_no_work():
+    # Llama 3.2 11B Vision with every default (MllamaConfig(): image_size 448): transformers 5.24.0
+    # builds 10,642,941,475 parameters on the meta device, 867,749,395 of them under vision_model and
+    # multi_modal_projector. Each of the 8 cross-attention layers: q, o 4096^2 and k, v 4096 x 1024
+    # (41,943,040), q/k norms 2 x 128, the MLP 3 x 4096 x 14336 = 176,160,768, two norms 8,192,
+    # two gates -> 218,112,258; x 8 = 1,744,898,064, + the embedding's 8 added rows 8 x 4096 = 32,768.
+    spec = spec_from_config({"model_type": "mllama", "text_config": {}, "vision_config": {}}, "mllama")
+    assert spec.layers == 32  # the text path: 40 layers less the 8 cross-attention ones
+    assert spec.idle_params == 8 * 218_112_258 + 32_768 == 1_744_930_832
+    assert spec.vision_params == 867_749_395
+    assert spec.param_count() == 10_642_941_475
+    assert spec.kv_elements_per_token == 32 * 2 * 8 * 128  # no cache in the cross-attention layers without an image
+    assert any("cross-attention layers attend only to an image" in note for note in spec.notes)
+    # the layer list is checked: out of range, repeated, or every layer
+    for bad in ([40], [3, 3], list(range(40)), "3"):
+        with pytest.raises(SpecError, match="'cross_attention_layers' must list distinct layers 0..39"):
+            spec_from_config({"model_type": "mllama", "text_config": {"cross_attention_layers": bad}}, "m")

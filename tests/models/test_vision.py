@@ -92,3 +92,22 @@ def test_llama4_scout_tower_with_its_published_vision_config():
         == (embed + 34 * layer + adapter + 4096 * 5120)
         == 871_932_416
     )
+
+
+def test_mllama_tiled_tower_and_projector():
+    # Llama 3.2 11B Vision (560 px tiles of 14 px patches): 40 x 40 patches + the class token = 1,601.
+    # Patch conv 3 x 14 x 14 x 1280 = 752,640 (no bias); class embedding 1,280; the gated position
+    # embedding: gate 1 + 1,601 x 1280 = 2,049,280 + a tile table of 9 aspect-ratio ids (8 + 1) x
+    # 4 tiles x 1,601 x 1280 = 73,774,080; pre/post tile embeddings 2 x (9 x 4 x 1280 + a gate) =
+    # 92,162; pre/post LayerNorms 5,120. A layer: q, k, v, o 4 x 1280^2 = 6,553,600; MLP 1280 x 5120
+    # + 5120 + 5120 x 1280 + 1280 = 13,113,600; two LayerNorms 5,120 -> 19,672,320, x (32 + 8) =
+    # 786,892,800, + 2 gates x 8 global layers. Projector 7680 x 4096 + 4096 = 31,461,376.
+    vision = {"hidden_size": 1280, "image_size": 560, "patch_size": 14, "max_num_tiles": 4, "vision_output_dim": 7680}
+    embed = 752_640 + 1_280 + 1 + 2_049_280 + 73_774_080 + 92_162 + 5_120
+    expected = embed + 786_892_800 + 16 + 31_461_376
+    assert vision_params({"model_type": "mllama"}, vision, 4096, "x") == expected == 895_028_755
+    # the shrunk IPEX config (text width 1024): transformers 5.24.0 counts 871,432,723 under vision*
+    # and multi_modal_projector (tests/data/configs/expected_params.json); the projector is 7680 x 1024 + 1024
+    assert (
+        vision_params({"model_type": "mllama"}, vision, 1024, "x") == expected - 31_461_376 + 7_865_344 == 871_432_723
+    )

@@ -42,6 +42,16 @@ GEMMA4_TEXT_FIELDS = {
     "hidden_size_per_layer_input": 256,
     "vocab_size_per_layer_input": 262144,
 }
+# MllamaTextConfig's defaults (transformers 5.24.0): Llama 3.2 11B Vision's text model
+MLLAMA_TEXT_FIELDS = {
+    "hidden_size": 4096,
+    "intermediate_size": 14336,
+    "num_hidden_layers": 40,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "vocab_size": 128256,
+    "max_position_embeddings": 131072,
+}
 QWEN_HYBRID = {"qk_norm": True, "attn_output_gate": True, "shared_gate": True}
 # What transformers' config class gives the shape fields a multimodal wrapper's text_config leaves
 # out (llava-1.5-7b's names only vocab_size, max_position_embeddings and rms_norm_eps; Qwen2-Audio's
@@ -117,6 +127,9 @@ FAMILIES: dict[str, dict[str, Any]] = {
     "glm4": {"qkv_bias": True, "o_bias": False, "norms_per_layer": 4},
     "gpt_oss": {**ALL_BIASES, "mlp_bias": False, "attn_sinks": True, "expert_bias": True, "router_bias": True},
     "llama4_text": {"shared_experts": 1},
+    # Llama 3.2 Vision: Llama layers and cross-attention layers only an image runs (models/layouts.py)
+    "mllama_text_model": {"fields": MLLAMA_TEXT_FIELDS},
+    "mllama": {"fields": MLLAMA_TEXT_FIELDS},  # a text_config without its own model_type
     "gpt2": {**LAYERNORM_GELU, **ALL_BIASES, "tied_embeddings": True, "learned_positions": True},
     "gpt_bigcode": {**LAYERNORM_GELU, **ALL_BIASES, "tied_embeddings": True, "learned_positions": True},
     "gpt_neox": {**LAYERNORM_GELU, **ALL_BIASES},

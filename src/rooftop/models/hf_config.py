@@ -94,6 +94,7 @@ def spec_from_config(config: Any, name: str, where: str = "config.json") -> Mode
         fields = _shape_fields(config, model_type, arch, where)
         fields |= _layer_fields(config, model_type, fields["layers"], where)
         fields |= layout_fields(config, model_type, fields)
+        notes.extend(fields.pop("notes", ()))
         if vision is not None:
             tower = vision_params(top, vision, fields["hidden"], where)
             if tower is None:

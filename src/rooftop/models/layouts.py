@@ -224,6 +224,51 @@ def _qk_layernorm(config: dict[str, Any], fields: dict[str, Any], default: bool,
     return {"qk_norm": on, "qk_norm_full": on and per_head}
 
 
+MLLAMA_CROSS_LAYERS = (3, 8, 13, 18, 23, 28, 33, 38)  # MllamaTextConfig's default cross_attention_layers
+MLLAMA_ADDED_TOKENS = 8  # MllamaTextModel's embedding has vocab_size + 8 rows; the head has vocab_size
+
+
+def _mllama(config: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """Llama 3.2 Vision's text model: Llama layers, and at ``cross_attention_layers`` cross-attention layers.
+
+    A cross-attention layer (``MllamaCrossAttentionDecoderLayer``) attends from the text to the
+    image's projected vision states: q/k/v/o projections (k and v from the image), per-head RMS
+    norms of q and k, a tanh gate on the attention and on the MLP, a Llama MLP and two norms.
+    Without an image, transformers and vLLM skip these layers: they hold weights (``idle_params``)
+    and no KV cache, and the text path rooftop analyses is the other layers.
+    """
+    layers = fields["layers"]
+    cross = config.get("cross_attention_layers")
+    cross = MLLAMA_CROSS_LAYERS if cross is None else cross
+    if (
+        not isinstance(cross, list | tuple)
+        or not all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < layers for i in cross)
+        or len(set(cross)) != len(cross)
+        or len(cross) >= layers
+    ):
+        raise SpecError(
+            f"field 'cross_attention_layers' must list distinct layers 0..{layers - 1},"
+            " leaving one self-attention layer"
+        )
+    hidden, heads, kv_heads = fields["hidden"], fields["heads"], fields["kv_heads"]
+    head_dim = fields.get("head_dim") or hidden // heads
+    attention = 2 * hidden * heads * head_dim + 2 * hidden * kv_heads * head_dim + 2 * head_dim
+    layer = attention + 3 * hidden * fields["ffn"] + 2 * hidden + 2  # MLP, two norms, two gates
+    kept = [i for i in range(layers) if i not in set(cross)]
+    out: dict[str, Any] = {
+        "layers": len(kept),
+        "idle_params": len(cross) * layer + MLLAMA_ADDED_TOKENS * hidden,
+        "notes": (
+            f"mllama: {len(cross)} cross-attention layers attend only to an image; without one they are"
+            " skipped, so their weights are counted and held in memory but do no work",
+        ),
+    }
+    for name in ("mixers", "ffns"):  # per-layer lists read for every layer: keep the text path's
+        if fields.get(name):
+            out[name] = tuple(fields[name][i] for i in kept)
+    return out
+
+
 def _recurrent_gemma(config: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
     """RecurrentGemma: the RG-LRU blocks' shape, the MLP's half width (intermediate_size // 2).
 
@@ -248,6 +293,8 @@ LAYOUTS: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] =
     "opt": _opt,
     "biogpt": lambda config, fields: {"position_offset": 2},  # BioGPT's table: max_position_embeddings + 2
     "mpt": _mpt,
+    "mllama_text_model": _mllama,
+    "mllama": _mllama,
     "recurrent_gemma": _recurrent_gemma,
     "persimmon": functools.partial(_qk_layernorm, default=True, per_head=False),
     "stablelm": functools.partial(_qk_layernorm, default=False, per_head=True),

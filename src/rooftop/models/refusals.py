@@ -14,7 +14,6 @@ from rooftop.models.families import FAMILIES, auto_config_family
 
 # model_types whose structure rooftop does not model, with the feature that is missing.
 REFUSED_TYPES = {
-    "mllama": "cross-attention image layers (Llama 3.2 Vision)",
     "jetmoe": "mixture-of-attention-heads layers (JetMoE)",
     "doge": "dynamic-mask attention with cross-domain MoE (Doge)",
     "xlstm": "xLSTM blocks",
@@ -52,6 +51,8 @@ UNMODELLED_FIELDS = {
     # BERT, RoBERTa, ELECTRA, XLM-R...: token-type embeddings, post-norm encoder layers, a pooler
     "type_vocab_size": "token-type embeddings (a BERT-style encoder)",
 }
+# Fields the named families' layouts read (models/layouts.py): refused in any other family.
+FIELD_READERS = {"cross_attention_layers": ("mllama_text_model", "mllama")}
 # Hybrid fields: refused unless the family's layout reads them (HYBRID_FAMILIES).
 HYBRID_FAMILIES = (
     "jamba",
@@ -81,6 +82,8 @@ def refusal(config: dict[str, Any], model_type: str, wrapper: bool = False) -> s
     if model_type in REFUSED_TYPES:
         return f"model_type {model_type!r} has {REFUSED_TYPES[model_type]}, which rooftop does not model"
     for name, what in UNMODELLED_FIELDS.items():
+        if model_type in FIELD_READERS.get(name, ()):
+            continue
         if config.get(name) is not None and config.get(name) != []:
             return f"field {name!r} announces {what}, which rooftop does not model"
     if model_type not in HYBRID_FAMILIES:

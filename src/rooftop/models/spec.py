@@ -116,6 +116,7 @@ class ModelSpec(msgspec.Struct, frozen=True, dict=True):
     per_layer_input: int = 0  # Gemma 4's per-layer inputs: p features per layer from a packed table
     per_layer_vocab: int = 0  # rows of that table
     vision_params: int = 0  # the vision tower and projector (the text path is what is analysed)
+    idle_params: int = 0  # text-model weights a text-only request never runs (mllama's cross-attention layers)
     source: str = ""
     notes: tuple[str, ...] = ()
 
@@ -387,6 +388,7 @@ class ModelSpec(msgspec.Struct, frozen=True, dict=True):
         per_layer = sum(self.ffn_params(i, active) + self.mixer_params(i) for i in range(self.layers))
         per_layer += self.layers * self.norms_per_layer * self.norm_params + self.per_layer_input_params
         text = self.embedding_params + per_layer + self.final_norm * self.norm_params + self.lm_head_params
+        text += self.idle_params
         return text + (0 if text_only else self.vision_params)
 
     def describe(self) -> dict[str, object]:
@@ -440,4 +442,6 @@ class ModelSpec(msgspec.Struct, frozen=True, dict=True):
         if self.vision_params:
             out["vision_params"] = self.vision_params
             out["text_params"] = self.param_count(text_only=True)
+        if self.idle_params:
+            out["idle_params"] = self.idle_params
         return out

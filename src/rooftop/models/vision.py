@@ -123,6 +123,31 @@ def _llama4(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str
     return embed + _int(v, "num_hidden_layers", where, 34) * layer + adapter + projector
 
 
+def _mllama(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """Llama 3.2 Vision (``MllamaVisionModel``): tiles of patches, a local and a gated global encoder.
+
+    A bias-free patch convolution, a class embedding, LayerNorms before and after the local encoder;
+    a gated position embedding per patch and one per (aspect ratio, tile, patch); gated embeddings
+    per (aspect ratio, tile) before and after it. Encoder layers have bias-free q/k/v/o, a biased
+    GELU MLP and two LayerNorms; the global ones two gates more. The projector maps
+    ``vision_output_dim`` (the last layer's states and those of ``intermediate_layers_indices``) to the text width.
+    """
+    h, i = _int(v, "hidden_size", where, 1280), _int(v, "intermediate_size", where, 5120)
+    patch, size = _int(v, "patch_size", where, 14), _int(v, "image_size", where, 448)
+    tiles, channels = _int(v, "max_num_tiles", where, 4), _int(v, "num_channels", where, 3)
+    ratios = v.get("supported_aspect_ratios")
+    aspect_ids = 1 + (len(ratios) if isinstance(ratios, list) else 8)  # max_aspect_ratio_id + 1 rows
+    if not patch:
+        raise SpecError(f"{where}: vision_config field 'patch_size' must be positive")
+    patches = (size // patch) ** 2 + 1  # and the class token
+    embed = channels * patch * patch * h + h + 1 + patches * h + aspect_ids * tiles * patches * h
+    embed += 2 * (aspect_ids * tiles * h + 1) + 2 * 2 * h  # pre/post tile embeddings, pre/post LayerNorms
+    layer = 4 * h * h + _linear(h, i) + _linear(i, h) + 2 * 2 * h
+    local, glob = _int(v, "num_hidden_layers", where, 32), _int(v, "num_global_layers", where, 8)
+    projector = _linear(_int(v, "vision_output_dim", where, 7680), text_hidden)
+    return embed + (local + glob) * layer + 2 * glob + projector
+
+
 def _fuyu(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
     """Fuyu: no encoder; each image patch (patch_size² × num_channels values) is projected to the text width."""
     patch, channels = _int(top, "patch_size", where, 30), _int(top, "num_channels", where, 3)
@@ -137,6 +162,7 @@ TOWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], int, str], int]] = {
     "llava": _clip_llava,
     "llava_next": _clip_llava,
     "mistral3": _pixtral,
+    "mllama": _mllama,
     "qwen2_5_vl": _qwen2_5_vl,
     "qwen3_vl": _qwen3_vl,
     "qwen3_vl_moe": _qwen3_vl,
