@@ -404,3 +404,22 @@ def test_dots1_moe_with_qk_norms():
     assert spec.notes == ()  # a family row, not a Llama-style guess
     assert spec.param_count() == 142_774_373_888  # = transformers' Dots1ForCausalLM (router bias: a buffer)
     assert spec.param_count(active=True) == 14_016_581_120  # "14 B activated"
+
+
+def test_glm_4_5_q_k_norms_follow_use_qk_norm():
+    # GLM-4.5-Air (use_qk_norm false) and GLM-4.5 (true, as GLM-4.6 and 4.7): 96 heads of 128 over
+    # a 4096/5120 hidden, q/k/v biases, partial rotary, DeepSeek-style MoE after first_k_dense_replace.
+    # transformers 5.24.0's meta-device Glm4MoeForCausalLM: 106,852,245,504 and 352,797,814,784; the
+    # norms are Glm4MoeRMSNorm(head_dim) on q and k, 2 x 128 = 256 per layer, x 92 = 23,552.
+    air = {"model_type": "glm4_moe", "hidden_size": 4096, "num_hidden_layers": 46, "num_attention_heads": 96}
+    air |= {"num_key_value_heads": 8, "head_dim": 128, "attention_bias": True, "partial_rotary_factor": 0.5}
+    air |= {"intermediate_size": 10944, "moe_intermediate_size": 1408, "n_routed_experts": 128}
+    air |= {"n_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 1, "vocab_size": 151552}
+    air |= {"use_qk_norm": False, "tie_word_embeddings": False}
+    assert spec_from_config(air, "GLM-4.5-Air").param_count() == 106_852_245_504
+    full = air | {"hidden_size": 5120, "num_hidden_layers": 92, "intermediate_size": 12288}
+    full |= {"moe_intermediate_size": 1536, "n_routed_experts": 160, "first_k_dense_replace": 3}
+    spec = spec_from_config(full | {"use_qk_norm": True}, "GLM-4.5")
+    assert spec.qk_norm and spec.param_count() == 352_797_814_784
+    without = spec_from_config(full, "GLM-4.5 without its norms")
+    assert spec.param_count() - without.param_count() == 92 * 2 * 128 == 23_552

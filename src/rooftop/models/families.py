@@ -5,7 +5,8 @@ under ``fields``, defaults transformers applies to fields a config may omit; ``p
 fields a family nests (DBRX's ``attn_config.kv_n_heads``) to the names rooftop reads;
 ``dense_prefix`` is the number of leading dense layers transformers builds when a config has no
 ``mlp_layer_types``, whatever ``first_k_dense_replace`` says; ``drop_fields`` are fields
-transformers' class never reads (Hunyuan's per-layer ``moe_intermediate_size``); ``linear_kind``
+transformers' class never reads (Hunyuan's per-layer ``moe_intermediate_size``); ``qk_norm_field``
+names the config field that switches the per-head q/k norms on (GLM-4.5's ``use_qk_norm``); ``linear_kind``
 "kda" or "lightning" makes its linear layers Kimi Delta Attention or MiniMax's lightning attention
 (``models/hf_mixers.py``). What rooftop does not model is named in ``models/refusals.py``.
 Which layer is which is read in ``models/layer_kinds.py``, the family layouts with shapes of their
@@ -250,7 +251,8 @@ FAMILIES: dict[str, dict[str, Any]] = {
     # LFM3: LFM2's convolutions (7 taps), Qwen3-style attention (head_dim 128, o_proj) in full and
     # 256-token sliding layers, a gate per head and sandwich norms (layouts._lfm2)
     "lfm3": {"qk_norm": True, "tied_embeddings": True, "fields": {"conv_L_cache": 7, "sliding_window": 256}},
-    "glm4_moe": {"qkv_bias": True, "o_bias": False},
+    # GLM-4.5/4.6/4.7: per-head RMS q/k norms when use_qk_norm (GLM-4.5-Air has none)
+    "glm4_moe": {"qkv_bias": True, "o_bias": False, "qk_norm_field": "use_qk_norm"},
     "flex_olmo": {"qk_norm": True, "qk_norm_full": True},
     # OLMo Hybrid: gated DeltaNet layers (q/k/v/a/b/g projections: Qwen3-Next's in_proj, split) and
     # OLMo-3 attention layers (q/k norms over all heads, norms after attention and MLP)

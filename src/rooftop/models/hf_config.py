@@ -174,6 +174,8 @@ def _shape_fields(config: dict[str, Any], model_type: str, arch: dict[str, Any],
     }
     for key in FAMILY_FLAGS:
         fields[key] = arch.get(key, False)
+    if arch.get("qk_norm_field") in config:  # a family whose q/k norms a config field switches on
+        fields["qk_norm"] = bool(config[arch["qk_norm_field"]])
     fields["norm_bias"] = arch.get("norm_bias", True)
     fields["norm_affine"] = arch.get("norm_affine", True)
     if "attention_out_bias" in config:  # Seed-OSS: q/k/v and o biases set apart
