@@ -114,8 +114,8 @@ def test_bert_style_encoders_and_unknown_layer_types_are_refused_by_name():
     bert = {"hidden_size": 768, "num_attention_heads": 12, "num_hidden_layers": 12, "intermediate_size": 3072}
     with pytest.raises(SpecError, match="'type_vocab_size' announces token-type embeddings"):
         spec_from_config({**bert, "vocab_size": 30522, "type_vocab_size": 2, "model_type": "newbert"}, "x")
-    typed = {**bert, "vocab_size": 8, "layer_types": ["full_attention"] * 11 + ["indexed_attention"]}
-    with pytest.raises(SpecError, match="layer type 'indexed_attention', which rooftop does not model"):
+    typed = {**bert, "vocab_size": 8, "layer_types": ["full_attention"] * 11 + ["compressed_sparse_attention"]}
+    with pytest.raises(SpecError, match="layer type 'compressed_sparse_attention', which rooftop does not model"):
         spec_from_config(typed, "x")
 
 

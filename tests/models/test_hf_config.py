@@ -2,6 +2,9 @@ import json
 
 import pytest
 
+from rooftop.analytic.decompose import decompose
+from rooftop.core.points import Phase
+from rooftop.core.workload import Workload
 from rooftop.errors import SpecError
 from rooftop.models.hf_config import load_config_file, spec_from_config
 from tests.conftest import data_path
@@ -97,6 +100,30 @@ def test_deepseek_sparse_attention_layer_types_are_full_layers_with_the_indexer(
     typed = spec_from_config({**config, "layer_types": ["deepseek_sparse_attention"] * 78}, "glm-5")
     assert typed.param_count() == plain.param_count() and typed.indexer == plain.indexer
     assert typed.attention_layers == 78 and typed.kv_elements_per_token == plain.kv_elements_per_token
+
+
+def test_glm_5_layers_that_share_an_indexer_have_none_of_their_own() -> None:
+    # transformers 5.24's GlmMoeDsaConfig saves layer_types "indexed_attention" and indexer_types;
+    # GLM-5.2/5.3 run the indexer in the first three layers, then in every fourth (the others reuse
+    # its top-k): index_topk_freq 4 from offset 3, or the same list written out. 57 layers share.
+    config = json.loads(data_path("configs", "glm-5-dsa", "config.json").read_text(encoding="utf-8"))
+    plain = spec_from_config({**config, "layer_types": ["indexed_attention"] * 78}, "glm-5")
+    listed = ["full"] * 3 + (["shared"] * 3 + ["full"]) * 18 + ["shared"] * 3
+    shared = spec_from_config({**config, "indexer_types": listed}, "glm-5.2")
+    assert (
+        spec_from_config({**config, "index_topk_freq": 4, "index_skip_topk_offset": 3}, "g").indexer == shared.indexer
+    )
+    assert len(shared.indexer.shared) == 57 and shared.indexer_layers == 21 and plain.indexer_layers == 78
+    # per shared layer: wq_b 2048 x 32 x 128 = 8,388,608, wk 6144 x 128 = 786,432, k_norm 256 and
+    # weights_proj 6144 x 32 = 196,608 -> 9,371,904 fewer parameters (transformers 5.24.0's meta builds:
+    # 743,911,199,232 and 743,377,000,704, each 19,200 router-bias buffers short of rooftop's)
+    assert plain.param_count() - shared.param_count() == 57 * 9_371_904 == 534_198_528
+    assert plain.kv_elements_per_token - shared.kv_elements_per_token == 57 * 128  # no index key cached
+    for spec, layers in ((plain, 78), (shared, 21)):
+        ops = {op.name: op for op in decompose(spec, Workload(phase=Phase.DECODE, context=4096))}
+        assert ops["index_score"].count == ops["index_k_proj"].count == layers
+    with pytest.raises(SpecError, match="'indexer_types' must list 'full' or 'shared' for each of the 78 layers"):
+        spec_from_config({**config, "indexer_types": ["full", "sparse"] * 39}, "g")
 
 
 def test_a_config_nesting_its_decoder_names_where() -> None:

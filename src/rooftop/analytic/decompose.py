@@ -182,7 +182,7 @@ class _Step:
         groups = self._projection_groups()
         for suffix, layers in groups:
             ops += self._mla_projections() if s.mla else self._qkv_projections(suffix, layers)
-        ops += self._indexer(n)
+        ops += self._indexer(s.indexer_layers)
         for suffix, kinds, bound in (
             ("", ("full", PARALLEL), {"window": s.indexer.topk} if s.indexer else {}),
             ("_swa", ("sliding",), {"window": s.window}),
@@ -237,7 +237,7 @@ class _Step:
         ]
 
     def _indexer(self, n: int) -> list[Op]:
-        """DeepSeek sparse attention's indexer in ``n`` layers: its projections, key append and scores.
+        """DeepSeek sparse attention's indexer in the ``n`` layers that run one: projections, key append, scores.
 
         Each query scores every cached index key (one per token, ``head_dim`` wide, shared by its
         ``heads``): the causal pairs of full attention, at 2 · heads · head_dim FLOPs each. The top-k

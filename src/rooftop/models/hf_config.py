@@ -23,7 +23,7 @@ from rooftop.models.fields import get_field as _get
 from rooftop.models.fields import int_field as _int
 from rooftop.models.hf_mixers import linear_attention, ssm
 from rooftop.models.hf_moe import mla, moe
-from rooftop.models.layer_kinds import layer_kinds, nemotron_pattern
+from rooftop.models.layer_kinds import layer_kinds, nemotron_pattern, shared_indexer_layers
 from rooftop.models.layouts import layout_fields
 from rooftop.models.mixers import Indexer
 from rooftop.models.refusals import refusal
@@ -222,6 +222,7 @@ def _layer_fields(config: dict[str, Any], model_type: str, layers: int, where: s
             heads=_int(config, "index_n_heads", where),
             head_dim=_int(config, "index_head_dim", where),
             topk=_int(config, "index_topk", where),
+            shared=shared_indexer_layers(config, model_type, layers),
         )
     if set(mixers) != {"full"}:
         out["mixers"] = tuple(mixers)

@@ -60,6 +60,8 @@ def _kda_hybrid(config: dict[str, Any], model_type: str, layers: int) -> list[st
 
 TYPE_NAMES = {
     "full_attention": "full",
+    # transformers 5's DeepSeek-V3.2 and GLM-5 (DSA): full attention whose indexer picks the top-k keys
+    "indexed_attention": "full",
     # NVIDIA's GLM-5.2 checkpoints: every layer full attention with DSA's top-k (the indexer bounds it)
     "deepseek_sparse_attention": "full",
     "sliding_attention": "sliding",
@@ -107,6 +109,28 @@ def _known_types(names: list[Any], layers: int) -> list[str]:
     if len(names) != layers:
         raise SpecError(f"field 'layer_types' lists {len(names)} layers for num_hidden_layers {layers}")
     return [str(n) for n in names]
+
+
+def shared_indexer_layers(config: dict[str, Any], model_type: str, layers: int) -> tuple[int, ...]:
+    """GLM-5's layers without a DSA indexer of their own (they reuse the last one's top-k).
+
+    As transformers' ``GlmMoeDsaConfig`` reads them: ``indexer_types`` ("full" | "shared" per
+    layer), else ``index_topk_pattern`` ("F"/"S" per layer), else every ``index_topk_freq``-th
+    layer from ``index_skip_topk_offset`` - 1 runs one (defaults 1 and 2: every layer). Other
+    families run an indexer in every attention layer.
+    """
+    if model_type != "glm_moe_dsa":
+        return ()
+    kinds = config.get("indexer_types")
+    if kinds is None and isinstance(pattern := config.get("index_topk_pattern"), str | list):
+        kinds = [{"F": "full", "S": "shared"}.get(c, c) for c in pattern] if isinstance(pattern, str) else pattern
+    if kinds is None:
+        freq = count_field(config, "index_topk_freq", 1, minimum=1)
+        offset = count_field(config, "index_skip_topk_offset", 2)
+        return tuple(i for i in range(layers) if max(i - offset + 1, 0) % freq)
+    if not isinstance(kinds, list) or any(k not in ("full", "shared") for k in kinds) or len(kinds) != layers:
+        raise SpecError(f"field 'indexer_types' must list 'full' or 'shared' for each of the {layers} layers")
+    return tuple(i for i, kind in enumerate(kinds) if kind == "shared")
 
 
 def dense_mlp_layers(config: dict[str, Any], layers: int) -> set[int] | None:

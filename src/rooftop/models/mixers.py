@@ -287,12 +287,14 @@ class Indexer(msgspec.Struct, frozen=True):
     A small scorer ranks every cached token for each query: ``heads`` query heads of ``head_dim``
     (from MLA's compressed query) against ONE cached key of ``head_dim`` per token, ReLU'd and
     summed with a per-head weight; the MLA attention then reads only the ``topk`` best keys. The
-    shapes are transformers' ``DeepseekV32Indexer``.
+    shapes are transformers' ``DeepseekV32Indexer``. A ``shared`` layer (GLM-5's ``indexer_types``)
+    has no indexer and caches no index key: it attends over the top-k of the last layer that ran one.
     """
 
     heads: int
     head_dim: int
     topk: int
+    shared: tuple[int, ...] = ()  # layers without an indexer of their own: they reuse the last one's top-k (GLM-5.2)
 
     def params(self, hidden: int, q_lora_rank: int) -> int:
         """wq_b (q_lora_rank -> heads × head_dim), wk (hidden -> head_dim), k_norm (LayerNorm), weights_proj."""

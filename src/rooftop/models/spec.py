@@ -231,11 +231,24 @@ class ModelSpec(msgspec.Struct, frozen=True, dict=True):
     # ---- KV cache and recurrent state ------------------------------------------------------
     @property
     def kv_elements_per_layer_token(self) -> int:
-        """KV elements per token in one layer of the model's own shape (K and V, or MLA's latent + DSA's index key)."""
-        index_key = self.indexer.head_dim if self.indexer else 0
+        """KV elements per token in layer 0, of the model's own shape (K and V, or MLA's latent + DSA's index key)."""
+        return self.layer_kv_elements(0)
+
+    def layer_kv_elements(self, layer: int) -> int:
+        """KV elements per token of ``layer`` in the model's own shape (MLA: an index key only with its own indexer)."""
         if self.mla:
+            index_key = self.indexer.head_dim if self.indexer and self.runs_indexer(layer) else 0
             return self.mla.kv_lora_rank + self.mla.qk_rope_head_dim + index_key
         return 2 * self.kv_heads * self.head_dim
+
+    def runs_indexer(self, layer: int) -> bool:
+        """Whether ``layer`` has a DSA indexer of its own (not one that reuses an earlier layer's top-k)."""
+        return self.indexer is not None and layer not in self.indexer.shared
+
+    @property
+    def indexer_layers(self) -> int:
+        """Attention layers with a DSA indexer of their own."""
+        return sum(1 for i in range(self.layers) if self.mixer(i) in ATTENTION_MIXERS and self.runs_indexer(i))
 
     def kv_groups(self) -> tuple[KVGroup, ...]:
         """The caching attention layers grouped by token bound and per-token size (KV-shared layers cache nothing)."""
@@ -250,9 +263,7 @@ class ModelSpec(msgspec.Struct, frozen=True, dict=True):
                 continue
             bound = self.window if kind == "sliding" else self.chunk if kind == "chunked" else 0
             a = self.attention(i)  # MLA's latent: kv_heads 0, never split across GPUs
-            heads, per_token = (
-                (0, self.kv_elements_per_layer_token) if self.mla else (a.kv_heads, a.kv_elements_per_token)
-            )
+            heads, per_token = (0, self.layer_kv_elements(i)) if self.mla else (a.kv_heads, a.kv_elements_per_token)
             counts[(bound, heads, per_token)] = counts.get((bound, heads, per_token), 0) + 1
         return tuple(KVGroup(bound, n, kv_heads, per_token) for (bound, kv_heads, per_token), n in counts.items())
 
@@ -301,7 +312,7 @@ class ModelSpec(msgspec.Struct, frozen=True, dict=True):
                 q = h * self.heads * qk
             kv = h * (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank  # kv_a (+ rope key), kv_a_norm
             kv += m.kv_lora_rank * self.heads * (m.qk_nope_head_dim + m.v_head_dim)  # kv_b
-            index = self.indexer.params(h, m.q_lora_rank or 0) if self.indexer else 0
+            index = self.indexer.params(h, m.q_lora_rank or 0) if self.indexer and self.runs_indexer(layer) else 0
             return q + kv + self.heads * m.v_head_dim * h + index + (h * self.heads if self.head_gate else 0)
         a, own = self.attention(layer), not self.is_kv_shared(layer)
         q_out = a.q_dim * (2 if self.attn_output_gate else 1)
@@ -429,7 +440,9 @@ class ModelSpec(msgspec.Struct, frozen=True, dict=True):
                 "v_head_dim": self.mla.v_head_dim,
             }
         if self.indexer:
-            out["indexer"] = {"heads": self.indexer.heads, "head_dim": self.indexer.head_dim, "topk": self.indexer.topk}
+            idx = self.indexer
+            shared = {"shared_layers": len(idx.shared)} if idx.shared else {}
+            out["indexer"] = {"heads": idx.heads, "head_dim": idx.head_dim, "topk": idx.topk} | shared
         if self.mixers:
             out["mixers"] = {kind: self.count_mixers(kind) for kind in MIXERS if self.count_mixers(kind)}
             out |= {"window": self.window} if self.window else {}
