@@ -110,6 +110,17 @@ def test_output_gates_post_moe_norm_and_weightless_norms():
     assert nano.attention_params() == llama and nano.norm_params == 0  # q/k norms without weights
 
 
+def test_gemma_3n_is_refused_by_name_before_its_list_of_mlp_widths_is_read():
+    # transformers 5.24's Gemma3nTextConfig() writes intermediate_size as one width per layer (a list);
+    # the refusal names the family's structure, not a malformed field, nested or at the top
+    text = {"model_type": "gemma3n_text", "hidden_size": 2048, "intermediate_size": [16384] * 35}
+    for config in (text, {"model_type": "gemma3n", "text_config": text}):
+        with pytest.raises(
+            SpecError, match="'gemma3n(_text)?' has AltUp and LAuReL blocks .* which rooftop does not model"
+        ):
+            spec_from_config(config, "gemma-3n")
+
+
 def test_bert_style_encoders_and_unknown_layer_types_are_refused_by_name():
     bert = {"hidden_size": 768, "num_attention_heads": 12, "num_hidden_layers": 12, "intermediate_size": 3072}
     with pytest.raises(SpecError, match="'type_vocab_size' announces token-type embeddings"):

@@ -26,7 +26,7 @@ from rooftop.models.hf_moe import mla, moe
 from rooftop.models.layer_kinds import layer_kinds, nemotron_pattern, shared_indexer_layers
 from rooftop.models.layouts import layout_fields
 from rooftop.models.mixers import Indexer
-from rooftop.models.refusals import refusal
+from rooftop.models.refusals import refusal, refused_type
 from rooftop.models.spec import ModelSpec
 from rooftop.models.vision import vision_params
 
@@ -70,6 +70,8 @@ def spec_from_config(config: Any, name: str, where: str = "config.json") -> Mode
     """Build a ModelSpec from a parsed config.json dict. ``where`` names the input in errors."""
     if not isinstance(config, dict):
         raise SpecError(f"{where}: expected a JSON object, got {type(config).__name__}")
+    if why := refused_type(config):
+        raise SpecError(f"{where}: {why}")
     config = check_config(config, where)
     if config.get("is_encoder_decoder"):
         raise SpecError(f"{where}: field 'is_encoder_decoder' is true; rooftop models decoder-only transformers")

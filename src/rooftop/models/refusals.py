@@ -15,6 +15,9 @@ from rooftop.models.families import FAMILIES, auto_config_family
 # model_types whose structure rooftop does not model, with the feature that is missing.
 REFUSED_TYPES = {
     "jetmoe": "mixture-of-attention-heads layers (JetMoE)",
+    # transformers 5.24's Gemma3nTextModel: AltUp streams, LAuReL residuals, per-layer MLP widths
+    "gemma3n": "AltUp and LAuReL blocks with per-layer MLP widths (Gemma 3n)",
+    "gemma3n_text": "AltUp and LAuReL blocks with per-layer MLP widths (Gemma 3n)",
     "doge": "dynamic-mask attention with cross-domain MoE (Doge)",
     "xlstm": "xLSTM blocks",
     "rwkv": "RWKV time-mixing blocks",
@@ -71,6 +74,18 @@ HYBRID_FIELDS = {
     "state_size": "state-space (Mamba) layers",
     "linear_num_key_heads": "linear-attention layers",
 }
+
+
+def refused_type(config: dict[str, Any]) -> str | None:
+    """Why a config whose model_type (or its text_config's) rooftop refuses by name cannot be modelled.
+
+    Checked before the fields are: Gemma 3n's list of MLP widths is its family's, not a malformed field.
+    """
+    text = config.get("text_config")
+    for kind in (config.get("model_type"), text.get("model_type") if isinstance(text, dict) else None):
+        if isinstance(kind, str) and kind in REFUSED_TYPES:
+            return f"model_type {kind!r} has {REFUSED_TYPES[kind]}, which rooftop does not model"
+    return None
 
 
 def refusal(config: dict[str, Any], model_type: str, wrapper: bool = False) -> str | None:
