@@ -434,3 +434,19 @@ def test_glm_4_5_q_k_norms_follow_use_qk_norm():
     assert spec.qk_norm and spec.param_count() == 352_797_814_784
     without = spec_from_config(full, "GLM-4.5 without its norms")
     assert spec.param_count() - without.param_count() == 92 * 2 * 128 == 23_552
+
+
+def test_glm_4_5v_whole_config_equals_transformers():
+    # Glm4vMoeConfig() with the head_dim (128) GLM-4.5V's config gives: GLM-4.5-Air's text model and
+    # the GLM-4.1V tower; transformers 5.24.0's meta-device build counts 107,743,695,360. Glm4vConfig()
+    # (GLM-4.1V) 10,292,777,472: its text layers have four norms and q/k/v biases (GLM-4's).
+    text = {"model_type": "glm4v_moe_text", "hidden_size": 4096, "num_hidden_layers": 46, "num_attention_heads": 96}
+    text |= {"num_key_value_heads": 8, "head_dim": 128, "attention_bias": True, "intermediate_size": 10944}
+    text |= {"moe_intermediate_size": 1408, "n_routed_experts": 128, "n_shared_experts": 1, "num_experts_per_tok": 8}
+    text |= {"first_k_dense_replace": 1, "vocab_size": 151424, "tie_word_embeddings": False}
+    spec = spec_from_config({"model_type": "glm4v_moe", "text_config": text, "vision_config": {}}, "GLM-4.5V")
+    assert spec.vision_params == 892_498_432 and spec.param_count() == 107_743_695_360
+    text = {"model_type": "glm4v_text", "hidden_size": 4096, "num_hidden_layers": 40, "num_attention_heads": 32}
+    text |= {"num_key_value_heads": 2, "intermediate_size": 13696, "vocab_size": 151552, "attention_bias": True}
+    spec = spec_from_config({"model_type": "glm4v", "text_config": text, "vision_config": {}}, "GLM-4.1V")
+    assert spec.param_count() == 10_292_777_472

@@ -111,3 +111,14 @@ def test_mllama_tiled_tower_and_projector():
     assert (
         vision_params({"model_type": "mllama"}, vision, 1024, "x") == expected - 31_461_376 + 7_865_344 == 871_432_723
     )
+
+
+def test_glm4v_tower_merger_and_projector():
+    # GLM-4.1V/4.5V/4.6V (Glm4vVisionConfig's defaults): patches of 2 frames x 14 x 14 x 3 channels
+    # into 1536 (biased Conv3d: 1,806,336 + 1,536) and a 24 x 24 position table (884,736) = 2,692,608.
+    # A block: fused qkv 1536 x 4608 (no bias), proj 1536^2, a gated MLP 3 x 1536 x 4096, two RMS norms
+    # -> 28,314,624, x 24 = 679,550,976. Two more norms 3,072; the 2 x 2 merge Conv2d 1536 x 4 x 4096 +
+    # 4096 = 25,169,920; the merger: proj 4096^2, LayerNorm 8,192, gated MLP 3 x 4096 x 13696 =
+    # 185,081,856. Sum 892,498,432, transformers 5.24.0's count under model.visual.
+    assert vision_params({"model_type": "glm4v_moe"}, {}, 4096, "x") == 892_498_432
+    assert vision_params({"model_type": "glm4v"}, {"depth": 0}, 4096, "x") == 892_498_432 - 679_550_976

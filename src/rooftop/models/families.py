@@ -126,6 +126,7 @@ FAMILIES: dict[str, dict[str, Any]] = {
     "olmo3": {"qk_norm": True, "qk_norm_full": True},
     "glm": {"qkv_bias": True, "o_bias": False},
     "glm4": {"qkv_bias": True, "o_bias": False, "norms_per_layer": 4},
+    "glm4v_text": {"qkv_bias": True, "o_bias": False, "norms_per_layer": 4},  # GLM-4.1V's language model
     "gpt_oss": {**ALL_BIASES, "mlp_bias": False, "attn_sinks": True, "expert_bias": True, "router_bias": True},
     "llama4_text": {"shared_experts": 1},
     # Llama 3.2 Vision: Llama layers and cross-attention layers only an image runs (models/layouts.py)
@@ -253,6 +254,7 @@ FAMILIES: dict[str, dict[str, Any]] = {
     "lfm3": {"qk_norm": True, "tied_embeddings": True, "fields": {"conv_L_cache": 7, "sliding_window": 256}},
     # GLM-4.5/4.6/4.7: per-head RMS q/k norms when use_qk_norm (GLM-4.5-Air has none)
     "glm4_moe": {"qkv_bias": True, "o_bias": False, "qk_norm_field": "use_qk_norm"},
+    "glm4v_moe_text": {"qkv_bias": True, "o_bias": False},  # GLM-4.5V/4.6V's: GLM-4.5-Air's layers
     "flex_olmo": {"qk_norm": True, "qk_norm_full": True},
     # OLMo Hybrid: gated DeltaNet layers (q/k/v/a/b/g projections: Qwen3-Next's in_proj, split) and
     # OLMo-3 attention layers (q/k norms over all heads, norms after attention and MLP)

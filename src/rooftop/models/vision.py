@@ -148,6 +148,26 @@ def _mllama(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str
     return embed + (local + glob) * layer + 2 * glob + projector
 
 
+def _glm4v(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """GLM-4.1V/4.5V/4.6V (``Glm4vVisionModel``): a video patch convolution, RMS-normed blocks, a merger.
+
+    A biased Conv3d over (temporal_patch_size, patch, patch) patches and a learned position table;
+    blocks with a bias-free gated MLP ``out_hidden_size`` wide, fused qkv (``attention_bias``) and an
+    output projection; a Conv2d that merges spatial_merge_size² patches to ``out_hidden_size``, and
+    a merger (projection, LayerNorm, gated MLP ``intermediate_size`` wide) to the text width.
+    """
+    h, out = _int(v, "hidden_size", where, 1536), _int(v, "out_hidden_size", where, 4096)
+    i, depth = _int(v, "intermediate_size", where, 13696), _int(v, "depth", where, 24)
+    patch, size = _int(v, "patch_size", where, 14), _int(v, "image_size", where, 336)
+    frames, merge = _int(v, "temporal_patch_size", where, 2), _int(v, "spatial_merge_size", where, 2)
+    if not patch:
+        raise SpecError(f"{where}: vision_config field 'patch_size' must be positive")
+    embed = _linear(_int(v, "in_channels", where, 3) * frames * patch * patch, h) + (size // patch) ** 2 * h
+    block = _linear(h, 3 * h, bool(v.get("attention_bias"))) + h * h + 3 * h * out + 2 * h
+    merger = out * out + 2 * out + 3 * out * i
+    return embed + depth * block + 2 * h + _linear(h * merge * merge, out) + merger
+
+
 def _fuyu(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
     """Fuyu: no encoder; each image patch (patch_size² × num_channels values) is projected to the text width."""
     patch, channels = _int(top, "patch_size", where, 30), _int(top, "num_channels", where, 3)
@@ -158,6 +178,9 @@ TOWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], int, str], int]] = {
     "fuyu": _fuyu,
     "gemma3": _siglip,
     "gemma4": _gemma4,
+    "glm4v": _glm4v,
+    "glm4v_moe": _glm4v,
+    "glm46v": _glm4v,
     "llama4": _llama4,
     "llava": _clip_llava,
     "llava_next": _clip_llava,
