@@ -122,3 +122,11 @@ def test_glm4v_tower_merger_and_projector():
     # 185,081,856. Sum 892,498,432, transformers 5.24.0's count under model.visual.
     assert vision_params({"model_type": "glm4v_moe"}, {}, 4096, "x") == 892_498_432
     assert vision_params({"model_type": "glm4v"}, {"depth": 0}, 4096, "x") == 892_498_432 - 679_550_976
+
+
+def test_qwen2_vl_tower_and_merger():
+    # Qwen2-VL (Qwen2VLVisionConfig's defaults): patches 3 x 2 x 14 x 14 into 1280, no bias: 1,505,280.
+    # A block: two LayerNorms 5,120, qkv 1280 x 3840 + 3840, proj 1280^2 + 1280, fc1 1280 x 5120 + 5120,
+    # fc2 5120 x 1280 + 1280 -> 19,677,440, x 32 = 629,678,080. Merger: LayerNorm 2,560, 5120 x 5120 +
+    # 5120, 5120 x 3584 + 3584 -> 44,575,744. Sum 675,759,104, transformers 5.24.0's model.visual.
+    assert vision_params({"model_type": "qwen2_vl"}, {"hidden_size": 3584}, 8192, "x") == 675_759_104

@@ -89,6 +89,7 @@ FAMILIES: dict[str, dict[str, Any]] = {
     "phi3": LLAMA,
     "qwen2": {"qkv_bias": True, "o_bias": False},
     "qwen2_5_vl": {"qkv_bias": True, "o_bias": False},
+    "qwen2_vl_text": {"qkv_bias": True, "o_bias": False},
     "qwen2_5_vl_text": {"qkv_bias": True, "o_bias": False},
     "qwen2_moe": {"qkv_bias": True, "o_bias": False, "shared_gate": True},
     "qwen3": {"qk_norm": True},

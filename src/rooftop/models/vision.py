@@ -95,6 +95,19 @@ def _qwen2_5_vl(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where:
     return 3 * temporal * patch * patch * h + _int(v, "depth", where) * layer + merger
 
 
+def _qwen2_vl(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """Qwen2-VL: ViT ``embed_dim`` wide with LayerNorms, biased qkv/proj and a GELU MLP (``mlp_ratio``);
+    a merger MLP over spatial_merge_size² patches to ``hidden_size`` (the text width)."""
+    e, ratio = _int(v, "embed_dim", where, 1280), _int(v, "mlp_ratio", where, 4)
+    patch, temporal = _int(v, "patch_size", where, 14), _int(v, "temporal_patch_size", where, 2)
+    merge, out = _int(v, "spatial_merge_size", where, 2), _int(v, "hidden_size", where, text_hidden)
+    layer = 2 * 2 * e + _linear(e, 3 * e) + _linear(e, e) + _linear(e, ratio * e) + _linear(ratio * e, e)
+    wide = e * merge * merge
+    merger = 2 * e + _linear(wide, wide) + _linear(wide, out)
+    embed = _int(v, "in_channels", where, 3) * temporal * patch * patch * e
+    return embed + _int(v, "depth", where, 32) * layer + merger
+
+
 def _qwen3_vl(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
     """Qwen3-VL / Qwen3.5: ViT with LayerNorms and plain GELU MLP; merger (+ DeepStack mergers)."""
     h, i, patch = _int(v, "hidden_size", where), _int(v, "intermediate_size", where), _int(v, "patch_size", where)
@@ -186,6 +199,7 @@ TOWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], int, str], int]] = {
     "llava_next": _clip_llava,
     "mistral3": _pixtral,
     "mllama": _mllama,
+    "qwen2_vl": _qwen2_vl,
     "qwen2_5_vl": _qwen2_5_vl,
     "qwen3_vl": _qwen3_vl,
     "qwen3_vl_moe": _qwen3_vl,
