@@ -130,3 +130,44 @@ def test_qwen2_vl_tower_and_merger():
     # fc2 5120 x 1280 + 1280 -> 19,677,440, x 32 = 629,678,080. Merger: LayerNorm 2,560, 5120 x 5120 +
     # 5120, 5120 x 3584 + 3584 -> 44,575,744. Sum 675,759,104, transformers 5.24.0's model.visual.
     assert vision_params({"model_type": "qwen2_vl"}, {"hidden_size": 3584}, 8192, "x") == 675_759_104
+
+
+# SigLIP layer: q, k, v, out (h^2 + h each), fc1 (h x i + i), fc2 (i x h + h), two LayerNorms (4h);
+# the encoder: patches (3 x p^2 x h + h), one position per patch, a post-LayerNorm (2h). Totals below
+# are transformers 5.24.0's meta-device counts of each family's default config (vision_tower and
+# multi_modal_projector, or connector).
+
+
+def test_paligemma_siglip_and_projection():
+    # h 1152, i 4096: a layer 14,760,064, x 27 = 398,521,728; patches 3 x 14^2 x 1152 + 1152 = 678,528,
+    # 16^2 positions 294,912, post-norm 2,304; no pooling head; projection 1152 x 2048 + 2048 = 2,361,344
+    vision = {"hidden_size": 1152, "intermediate_size": 4096, "num_hidden_layers": 27, "patch_size": 14}
+    vision |= {"image_size": 224, "vision_use_head": False}
+    expected = 398_521_728 + 678_528 + 294_912 + 2_304 + 2_361_344
+    assert (
+        vision_params({"model_type": "paligemma", "projection_dim": 2048}, vision, 2048, "x") == expected == 401_858_816
+    )
+
+
+def test_pixel_shuffle_projectors():
+    # Aya Vision: SigLIP (1152, 4304, 26 layers of 15,239,504, 384 px / 14, no head) = 397,747,744; 2 x 2
+    # patches fold to 4608: LayerNorm 9,216, linear_1 4608 x 8192 + 8192, SwiGLU halves it, linear_2
+    # 4096 x 8192 + 8192 -> 71,328,768
+    aya = {"hidden_size": 1152, "intermediate_size": 4304, "num_hidden_layers": 26, "patch_size": 14}
+    aya |= {"image_size": 384, "vision_use_head": False}
+    assert vision_params({"model_type": "aya_vision"}, aya, 8192, "x") == 397_747_744 + 71_328_768 == 469_076_512
+    # Command A Vision: SigLIP with its pooling head (27 layers of 12,399,744, 512 px / 16) = 349,259,520;
+    # no LayerNorm; linear_1 4608 x 36864 + 36864, linear_2 18432 x 8192 + 8192 -> 320,909,312
+    cohere = {"hidden_size": 1152, "intermediate_size": 3072, "num_hidden_layers": 27, "patch_size": 16}
+    cohere |= {"image_size": 512}
+    top = {"model_type": "cohere2_vision", "alignment_intermediate_size": 36864}
+    assert vision_params(top, cohere, 8192, "x") == 349_259_520 + 320_909_312 == 670_168_832
+    # LFM2-VL: SigLIP 2 (768, 12 layers of 7,087,872, 256 positions, a head) = 92,930,304; LayerNorm over
+    # 3072, 3072 x 2560 + 2560, 2560 x 2560 + 2560 -> 14,429,184
+    lfm = {"hidden_size": 768, "intermediate_size": 3072, "num_hidden_layers": 12, "patch_size": 16, "num_patches": 256}
+    assert vision_params({"model_type": "lfm2_vl"}, lfm, 2560, "x") == 92_930_304 + 14_429_184 == 107_359_488
+    # SmolVLM / Idefics3: no head (12 layers of 12,399,744, 224 px / 32) = 152,395,776; connector
+    # 4608 x 4096, no bias = 18,874,368
+    smol = {"hidden_size": 1152, "intermediate_size": 3072, "num_hidden_layers": 12, "patch_size": 32}
+    for kind in ("smolvlm", "idefics3"):
+        assert vision_params({"model_type": kind}, smol, 4096, "x") == 152_395_776 + 18_874_368

@@ -25,19 +25,67 @@ def _linear(k: int, n: int, bias: bool = True) -> int:
     return k * n + (n if bias else 0)
 
 
-def _siglip(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
-    """Gemma 3: SigLIP encoder (LayerNorms, biased projections, GELU MLP) + the mm projector.
+def _siglip_tower(v: dict[str, Any], where: str, head: bool = True) -> int:
+    """A SigLIP encoder: LayerNorms, biased projections, a GELU MLP, a post-LayerNorm.
 
-    ``vision_use_head`` (SiglipVisionConfig's default True; Gemma 3's checkpoints say false) adds the
-    attention-pooling head: a probe, a biased multi-head attention, a LayerNorm and an MLP.
+    SigLIP 2 and Idefics3 build it too: patches projected (conv or linear: the same count), a
+    position per patch (SigLIP 2: ``num_patches`` of them).
+
+    ``vision_use_head`` (SiglipVisionConfig's default True) adds the attention-pooling head: a
+    probe, a biased multi-head attention, a LayerNorm and an MLP; ``head`` False: never built.
     """
     h, i = _int(v, "hidden_size", where, 768), _int(v, "intermediate_size", where, 3072)
     patch, size = _int(v, "patch_size", where, 16), _int(v, "image_size", where, 224)
+    if not patch:
+        raise SpecError(f"{where}: vision_config field 'patch_size' must be positive")
+    positions = _int(v, "num_patches", where) if "num_patches" in v else (size // patch) ** 2
     layer = 4 * _linear(h, h) + _linear(h, i) + _linear(i, h) + 2 * 2 * h
-    tower = _linear(3 * patch * patch, h) + (size // patch) ** 2 * h + 2 * h
-    head = h + _linear(h, 3 * h) + _linear(h, h) + 2 * h + _linear(h, i) + _linear(i, h)
-    tower += head if v.get("vision_use_head", True) else 0
-    return tower + _int(v, "num_hidden_layers", where, 12) * layer + h * text_hidden + h
+    tower = _linear(_int(v, "num_channels", where, 3) * patch * patch, h) + positions * h + 2 * h
+    pooling = h + _linear(h, 3 * h) + _linear(h, h) + 2 * h + _linear(h, i) + _linear(i, h)
+    tower += pooling if head and v.get("vision_use_head", True) else 0
+    return tower + _int(v, "num_hidden_layers", where, 12) * layer
+
+
+def _siglip(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """Gemma 3: a SigLIP encoder + the mm projector (hidden -> text width, and its soft-embedding norm)."""
+    h = _int(v, "hidden_size", where, 768)
+    return _siglip_tower(v, where) + h * text_hidden + h
+
+
+def _paligemma(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """PaliGemma: a SigLIP encoder + one biased projection to ``projection_dim``."""
+    h = _int(v, "hidden_size", where, 768)
+    return _siglip_tower(v, where) + _linear(h, _int(top, "projection_dim", where, 2048))
+
+
+def _pixel_shuffle(top: dict[str, Any], v: dict[str, Any], where: str, key: str = "downsample_factor") -> int:
+    """Width of the features after folding ``key``² neighbouring patches into one."""
+    return _int(v, "hidden_size", where, 768) * _int(top, key, where, 2) ** 2
+
+
+def _aya_vision(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """Aya Vision: SigLIP, pixel shuffle, LayerNorm, SwiGLU projector (half its width feeds linear_2)."""
+    wide, align = _pixel_shuffle(top, v, where), _int(top, "alignment_intermediate_size", where, text_hidden)
+    return _siglip_tower(v, where) + 2 * wide + _linear(wide, align) + _linear(align // 2, text_hidden)
+
+
+def _cohere2_vision(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """Command A Vision: SigLIP, pixel shuffle, SwiGLU projector (no LayerNorm)."""
+    wide, align = _pixel_shuffle(top, v, where), _int(top, "alignment_intermediate_size", where, 36864)
+    return _siglip_tower(v, where) + _linear(wide, align) + _linear(align // 2, text_hidden)
+
+
+def _lfm2_vl(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """LFM2-VL: SigLIP 2, pixel unshuffle, an optional LayerNorm and a two-layer GELU projector."""
+    wide, width = _pixel_shuffle(top, v, where), _int(top, "projector_hidden_size", where, 2560)
+    bias, norm = bool(top.get("projector_bias", True)), bool(top.get("projector_use_layernorm", True))
+    projector = (2 * wide if norm else 0) + _linear(wide, width, bias) + _linear(width, text_hidden, bias)
+    return _siglip_tower(v, where) + projector
+
+
+def _idefics3(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """Idefics3 and SmolVLM: a SigLIP encoder without a head, pixel shuffle, one bias-free projection."""
+    return _siglip_tower(v, where, head=False) + _pixel_shuffle(top, v, where, "scale_factor") * text_hidden
 
 
 def _gemma4(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
@@ -96,8 +144,11 @@ def _qwen2_5_vl(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where:
 
 
 def _qwen2_vl(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
-    """Qwen2-VL: ViT ``embed_dim`` wide with LayerNorms, biased qkv/proj and a GELU MLP (``mlp_ratio``);
-    a merger MLP over spatial_merge_size² patches to ``hidden_size`` (the text width)."""
+    """Qwen2-VL: a ViT ``embed_dim`` wide and a merger MLP to ``hidden_size`` (the text width).
+
+    LayerNorms, biased qkv/proj and a GELU MLP ``mlp_ratio`` times wider; the merger folds
+    spatial_merge_size² patches.
+    """
     e, ratio = _int(v, "embed_dim", where, 1280), _int(v, "mlp_ratio", where, 4)
     patch, temporal = _int(v, "patch_size", where, 14), _int(v, "temporal_patch_size", where, 2)
     merge, out = _int(v, "spatial_merge_size", where, 2), _int(v, "hidden_size", where, text_hidden)
@@ -188,23 +239,29 @@ def _fuyu(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) 
 
 
 TOWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], int, str], int]] = {
+    "aya_vision": _aya_vision,
+    "cohere2_vision": _cohere2_vision,
     "fuyu": _fuyu,
     "gemma3": _siglip,
     "gemma4": _gemma4,
+    "glm46v": _glm4v,
     "glm4v": _glm4v,
     "glm4v_moe": _glm4v,
-    "glm46v": _glm4v,
+    "idefics3": _idefics3,
+    "lfm2_vl": _lfm2_vl,
     "llama4": _llama4,
     "llava": _clip_llava,
     "llava_next": _clip_llava,
     "mistral3": _pixtral,
     "mllama": _mllama,
-    "qwen2_vl": _qwen2_vl,
+    "paligemma": _paligemma,
     "qwen2_5_vl": _qwen2_5_vl,
-    "qwen3_vl": _qwen3_vl,
-    "qwen3_vl_moe": _qwen3_vl,
+    "qwen2_vl": _qwen2_vl,
     "qwen3_5": _qwen3_vl,
     "qwen3_5_moe": _qwen3_vl,
+    "qwen3_vl": _qwen3_vl,
+    "qwen3_vl_moe": _qwen3_vl,
+    "smolvlm": _idefics3,
 }
 
 
