@@ -1,5 +1,8 @@
 """Vision towers counted from vision_config (models/vision.py), by hand from transformers' shapes."""
 
+import pytest
+
+from rooftop.errors import SpecError
 from rooftop.models.vision import vision_params
 
 
@@ -171,3 +174,21 @@ def test_pixel_shuffle_projectors():
     smol = {"hidden_size": 1152, "intermediate_size": 3072, "num_hidden_layers": 12, "patch_size": 32}
     for kind in ("smolvlm", "idefics3"):
         assert vision_params({"model_type": kind}, smol, 4096, "x") == 152_395_776 + 18_874_368
+
+
+def test_internvl_tower_and_projector():
+    # InternVLVisionConfig's defaults (InternViT-300M): 448 px / 14 = 32 x 32 patches; patches 3 x 14^2 x
+    # 1024 + 1024 = 603,136, a class token 1,024, 1,025 positions 1,049,600. A layer: q, k, v 3 x 1024^2
+    # (no bias), output 1024^2 + 1024, two LayerNorms 4,096, two layer scales 2,048, fc1 4,198,400, fc2
+    # 4,195,328 -> 12,595,200, x 24 = 302,284,800; mean pooling, no final norm. Projector over 2 x 2
+    # patches (downsample_ratio 0.5): LayerNorm 8,192, 4096 x 4096 + 4096 twice -> 33,570,816.
+    vision = {"image_size": [448, 448], "patch_size": [14, 14]}
+    expected = 603_136 + 1_024 + 1_049_600 + 302_284_800 + 33_570_816
+    assert vision_params({"model_type": "internvl"}, vision, 4096, "x") == expected == 337_509_376
+    # InternViT-6B's switches: RMS norms (a weight of 1024, not 2 x 1024) and RMS q/k norms (2 x 1024)
+    rms = {**vision, "norm_type": "rms_norm"}
+    assert vision_params({"model_type": "internvl"}, rms, 4096, "x") == expected - 24 * 2 * 1024
+    qk = {**vision, "use_qk_norm": True}
+    assert vision_params({"model_type": "internvl"}, qk, 4096, "x") == expected + 24 * 2 * 1024
+    with pytest.raises(SpecError, match="'downsample_ratio' must be a number in"):
+        vision_params({"model_type": "internvl", "downsample_ratio": 0}, vision, 4096, "x")

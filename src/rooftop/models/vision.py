@@ -232,6 +232,41 @@ def _glm4v(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str)
     return embed + depth * block + 2 * h + _linear(h * merge * merge, out) + merger
 
 
+def _pair(cfg: dict[str, Any], key: str, where: str, default: int) -> tuple[int, int]:
+    """A size given as one integer or as [height, width]."""
+    value = cfg.get(key, default)
+    if isinstance(value, list) and len(value) == 2:
+        return _int({key: value[0]}, key, where), _int({key: value[1]}, key, where)
+    side = _int(cfg, key, where, default)
+    return side, side
+
+
+def _internvl(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """InternVL (``InternVLVisionModel``, InternViT): a class token and a position per patch, layer-scaled layers.
+
+    Layers: q/k/v (``attention_bias``) and a biased output projection, RMS q/k norms with
+    ``use_qk_norm``, two norms (``norm_type`` layer_norm or rms_norm), two layer scales and a biased
+    GELU MLP; a final LayerNorm unless ``use_mean_pooling``. The projector folds 1/downsample_ratio²
+    patches: a LayerNorm and two biased projections to the text width.
+    """
+    h, i = _int(v, "hidden_size", where, 1024), _int(v, "intermediate_size", where, 4096)
+    (ph, pw), (ih, iw) = _pair(v, "patch_size", where, 14), _pair(v, "image_size", where, 448)
+    if not ph or not pw:
+        raise SpecError(f"{where}: vision_config field 'patch_size' must be positive")
+    positions = (ih // ph) * (iw // pw) + 1 if v.get("use_absolute_position_embeddings", True) else 0
+    embed = _linear(_int(v, "num_channels", where, 3) * ph * pw, h) + h + positions * h
+    embed += h if v.get("use_mask_token") else 0
+    norm = h if v.get("norm_type") == "rms_norm" else 2 * h
+    layer = 3 * _linear(h, h, bool(v.get("attention_bias"))) + _linear(h, h) + 2 * norm + 2 * h
+    layer += _linear(h, i) + _linear(i, h) + (2 * h if v.get("use_qk_norm") else 0)
+    tower = embed + _int(v, "num_hidden_layers", where, 24) * layer + (0 if v.get("use_mean_pooling", True) else 2 * h)
+    ratio = top.get("downsample_ratio", 0.5)
+    if not isinstance(ratio, int | float) or isinstance(ratio, bool) or not 0 < ratio <= 1:
+        raise SpecError(f"{where}: field 'downsample_ratio' must be a number in (0, 1], got {ratio!r}")
+    wide = h * int(1 / ratio) ** 2
+    return tower + 2 * wide + _linear(wide, text_hidden) + _linear(text_hidden, text_hidden)
+
+
 def _fuyu(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
     """Fuyu: no encoder; each image patch (patch_size² × num_channels values) is projected to the text width."""
     patch, channels = _int(top, "patch_size", where, 30), _int(top, "num_channels", where, 3)
@@ -248,6 +283,7 @@ TOWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], int, str], int]] = {
     "glm4v": _glm4v,
     "glm4v_moe": _glm4v,
     "idefics3": _idefics3,
+    "internvl": _internvl,
     "lfm2_vl": _lfm2_vl,
     "llama4": _llama4,
     "llava": _clip_llava,
