@@ -450,3 +450,28 @@ def test_glm_4_5v_whole_config_equals_transformers():
     text |= {"num_key_value_heads": 2, "intermediate_size": 13696, "vocab_size": 151552, "attention_bias": True}
     spec = spec_from_config({"model_type": "glm4v", "text_config": text, "vision_config": {}}, "GLM-4.1V")
     assert spec.param_count() == 10_292_777_472
+
+
+def test_mamba_only_models_have_no_attention_and_no_mlp():
+    # MambaConfig() (Mamba-1, 768 wide, 32 layers, vocabulary 50,280, tied): per layer in_proj 768 x 3072
+    # = 2,359,296, conv 1536 x 4 + 1536 = 7,680, x_proj 1536 x (48 + 2 x 16) = 122,880, dt_proj 48 x 1536
+    # + 1536 = 75,264, A_log 1536 x 16 = 24,576, D 1,536, out_proj 1536 x 768 = 1,179,648, its norm 768
+    # -> 3,771,648, x 32 = 120,692,736; embedding 38,615,040 and the final norm: 159,308,544 (transformers
+    # 5.24.0's count; Falcon-Mamba's B/C/dt norms have no weights: the same)
+    for kind in ("mamba", "falcon_mamba"):
+        spec = spec_from_config(
+            {"model_type": kind, "hidden_size": 768, "num_hidden_layers": 32, "vocab_size": 50280}, kind
+        )
+        assert spec.param_count() == 32 * 3_771_648 + 38_615_040 + 768 == 159_308_544
+    # Mamba2Config() (Codestral Mamba's shape): 128 heads of 64, 8 groups of state 128: in_proj 4096 x
+    # (2 x 8192 + 2 x 8 x 128 + 128) = 76,021,760, conv (8192 + 2048) x 4 + 10,240 = 51,200, dt_bias,
+    # A_log, D 384, gated norm 8,192, out_proj 8192 x 4096 = 33,554,432, its norm 4,096 -> 109,640,064,
+    # x 64 = 7,016,964,096; untied embedding and head 2 x 32768 x 4096 + the final norm: 7,285,403,648
+    config = {"model_type": "mamba2", "hidden_size": 4096, "num_hidden_layers": 64, "vocab_size": 32768}
+    spec = spec_from_config(config, "mamba2")
+    assert spec.param_count() == 64 * 109_640_064 + 2 * 32768 * 4096 + 4096 == 7_285_403_648
+    assert spec.attention_layers == 0 and spec.kv_elements_per_token == 0 and "heads" not in spec.describe()
+    # the state: 8192 x 128 per layer and a 3-input window of the 10,240 conv channels
+    assert spec.state_elements_per_sequence == 64 * (8192 * 128 + 10240 * 3)
+    names = {op.name for op in decompose(spec, Workload(phase=Phase.DECODE, batch=4, context=1024))}
+    assert not any("attn_score" in n or "gate_proj" in n for n in names) and "ssm_in_proj" in names

@@ -126,7 +126,7 @@ def models_list(as_json: bool) -> None:
         {
             "preset": s.name, "params": f"{s.param_count():,}", "active": f"{s.param_count(active=True):,}",
             "layers": str(s.layers), "hidden": str(s.hidden), "kv": f"{s.kv_bytes_per_token(2):,.0f}",
-            "heads": f"{s.heads}/{s.kv_heads}" + (" MLA" if s.mla else ""), "source": Text(s.source),
+            "heads": _heads(s), "source": Text(s.source),
         }
         for s in specs
     ]  # fmt: skip
@@ -146,6 +146,13 @@ def models_show(name_or_path: str, as_json: bool) -> None:
         _print_spec(spec.describe())
     for note in spec.notes:
         click.echo(f"note: {note}", err=True)
+
+
+def _heads(spec: Any) -> str:
+    """'heads/kv' (MLA marked); '—' for a model without attention layers (Mamba)."""
+    if not spec.attention_layers:
+        return "—"
+    return f"{spec.heads}/{spec.kv_heads}" + (" MLA" if spec.mla else "")
 
 
 def _value(key: str, value: Any) -> str:

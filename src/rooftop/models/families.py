@@ -53,6 +53,8 @@ MLLAMA_TEXT_FIELDS = {
     "vocab_size": 128256,
     "max_position_embeddings": 131072,
 }
+# A model of Mamba layers only has no attention heads and no MLP: placeholders the layout never reads
+PURE_SSM_FIELDS = {"num_attention_heads": 1, "intermediate_size": 0}
 QWEN_HYBRID = {"qk_norm": True, "attn_output_gate": True, "shared_gate": True}
 # What transformers' config class gives the shape fields a multimodal wrapper's text_config leaves
 # out (llava-1.5-7b's names only vocab_size, max_position_embeddings and rms_norm_eps; Qwen2-Audio's
@@ -145,6 +147,11 @@ FAMILIES: dict[str, dict[str, Any]] = {
     "stablelm": {"norm": "layer"},  # StableLM-2-12B's qk_layernorm: one LayerNorm per head (layouts)
     "falcon": {**LAYERNORM_GELU, "tied_embeddings": True},
     "jamba": LLAMA,
+    # Mamba, Falcon-Mamba (Mamba-1) and Mamba-2 / Codestral Mamba: every layer a norm and a Mamba
+    # mixer, no attention and no MLP (models/layer_kinds.py, hf_mixers.ssm); the heads are a placeholder
+    "mamba": {"norms_per_layer": 1, "tied_embeddings": True, "fields": PURE_SSM_FIELDS},
+    "falcon_mamba": {"norms_per_layer": 1, "tied_embeddings": True, "fields": PURE_SSM_FIELDS},
+    "mamba2": {"norms_per_layer": 1, "fields": PURE_SSM_FIELDS},
     "nemotron_h": {"gated_mlp": False, "activation": "relu2", "norms_per_layer": 1},
     "falcon_h1": LLAMA,
     "granitemoehybrid": {"shared_experts": 1},

@@ -57,8 +57,36 @@ def _kda(config: dict[str, Any], arch: dict[str, Any], where: str) -> LinearAtte
 
 
 def ssm(config: dict[str, Any], model_type: str, where: str) -> StateSpace:
-    """A Mamba layer's shape: Jamba's Mamba-1, Falcon-H1 / Granite-4 / Bamba's or Nemotron-H's Mamba-2."""
+    """A Mamba layer's shape.
+
+    Mamba-1: Mamba's, Falcon-Mamba's and Jamba's; Mamba-2: Mamba-2's, Falcon-H1 / Granite-4 / Bamba's
+    and Nemotron-H's.
+    """
     hidden = int_field(config, "hidden_size", where)
+    if model_type in ("mamba", "falcon_mamba"):  # MambaMixer (Falcon-Mamba's B/C/dt norms have no weights)
+        rank = config.get("time_step_rank", "auto")
+        return StateSpace(
+            d_inner=int_field(config, "intermediate_size", where, default=0)
+            or int_field(config, "expand", where, default=2) * hidden,
+            d_state=int_field(config, "state_size", where, default=16),
+            conv_kernel=int_field(config, "conv_kernel", where, default=4),
+            version=1,
+            dt_rank=-(-hidden // 16) if rank == "auto" else int_field(config, "time_step_rank", where),
+            conv_bias=bool(config.get("use_conv_bias", True)),
+            proj_bias=bool(config.get("use_bias", False)),
+        )
+    if model_type == "mamba2":  # Mamba2Mixer
+        heads = int_field(config, "num_heads", where, default=128)
+        return StateSpace(
+            d_inner=heads * int_field(config, "head_dim", where, default=64),
+            d_state=int_field(config, "state_size", where, default=128),
+            conv_kernel=int_field(config, "conv_kernel", where, default=4),
+            heads=heads,
+            groups=int_field(config, "n_groups", where, default=8),
+            conv_bias=bool(config.get("use_conv_bias", True)),
+            proj_bias=bool(config.get("use_bias", False)),
+            gated_norm=bool(config.get("rms_norm", True)),
+        )
     if model_type == "jamba":
         return StateSpace(
             d_inner=int_field(config, "mamba_expand", where, default=2) * hidden,

@@ -18,6 +18,7 @@ from rooftop.models.fields import count_field, get_field
 # Families that write Mamba layers as "mamba" or "linear_attention" in layer_types (not gated DeltaNet).
 MAMBA_LAYER_TYPES = ("granitemoehybrid", "bamba")
 SHORT_CONV_FAMILIES = ("lfm2", "lfm2_moe", "lfm3")
+PURE_SSM = ("mamba", "falcon_mamba", "mamba2")
 
 
 def layer_kinds(config: dict[str, Any], model_type: str, layers: int) -> tuple[list[str], list[str] | None]:
@@ -26,6 +27,8 @@ def layer_kinds(config: dict[str, Any], model_type: str, layers: int) -> tuple[l
         return _nemotron(config, layers)
     if model_type == "jamba":
         return _jamba(config, layers)
+    if model_type in PURE_SSM:  # a norm and a Mamba mixer per layer, nothing else
+        return ["mamba"] * layers, ["none"] * layers
     if model_type == "falcon_h1":  # attention and Mamba side by side in every layer
         return ["full+mamba"] * layers, None
     if model_type in MAMBA_LAYER_TYPES:

@@ -58,6 +58,9 @@ UNMODELLED_FIELDS = {
 FIELD_READERS = {"cross_attention_layers": ("mllama_text_model", "mllama")}
 # Hybrid fields: refused unless the family's layout reads them (HYBRID_FAMILIES).
 HYBRID_FAMILIES = (
+    "mamba",
+    "falcon_mamba",
+    "mamba2",
     "jamba",
     "nemotron_h",
     "qwen3_next",

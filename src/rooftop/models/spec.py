@@ -420,6 +420,9 @@ class ModelSpec(msgspec.Struct, frozen=True, dict=True):
             "kv_elements_per_token": self.kv_elements_per_token,
             "source": self.source,
         }
+        if not self.attention_layers:  # Mamba-only: the attention widths are placeholders
+            for key in ("heads", "kv_heads", "head_dim"):
+                del out[key]
         if self.moe:
             moe: dict[str, object] = {
                 "experts": self.moe.experts,
