@@ -475,3 +475,20 @@ def test_mamba_only_models_have_no_attention_and_no_mlp():
     assert spec.state_elements_per_sequence == 64 * (8192 * 128 + 10240 * 3)
     names = {op.name for op in decompose(spec, Workload(phase=Phase.DECODE, batch=4, context=1024))}
     assert not any("attn_score" in n or "gate_proj" in n for n in names) and "ssm_in_proj" in names
+
+
+def test_lara_mini_gated_deltanet_sliding_and_full_layers():
+    # LaraMiniConfig() (transformers 5.24.0): 14 gated DeltaNet (L), 13 sliding (S, window 512) and 7 full (F)
+    # layers, q/k-normed attention without an output gate, 128 experts of 512 (top-4) and an ungated
+    # shared expert; the meta-device build counts 7,281,684,672
+    kinds = {"L": "linear_attention", "S": "sliding_attention", "F": "full_attention"}
+    config = {"model_type": "lara_mini", "hidden_size": 1024, "num_hidden_layers": 34, "num_attention_heads": 16}
+    config |= {"num_key_value_heads": 4, "head_dim": 128, "vocab_size": 151936, "sliding_window": 512}
+    config |= {"layer_types": [kinds[c] for c in "LSLF" + "SLSLF" * 6]}
+    config |= {"num_experts": 128, "num_experts_per_tok": 4, "moe_intermediate_size": 512}
+    config |= {"shared_expert_intermediate_size": 512, "linear_num_key_heads": 8, "linear_num_value_heads": 16}
+    config |= {"linear_key_head_dim": 128, "linear_value_head_dim": 128, "tie_word_embeddings": True}
+    spec = spec_from_config(config, "lara-mini")
+    assert spec.param_count() == 7_281_684_672
+    assert (spec.count_mixers("linear"), spec.count_mixers("sliding"), spec.count_mixers("full")) == (14, 13, 7)
+    assert spec.qk_norm and not spec.attn_output_gate and spec.notes == ()

@@ -102,6 +102,9 @@ FAMILIES: dict[str, dict[str, Any]] = {
     "qwen3_next": QWEN_HYBRID,
     "qwen3_5_text": QWEN_HYBRID,
     "qwen3_5_moe_text": QWEN_HYBRID,
+    # Lara-mini: Qwen3.5's gated DeltaNet and q/k-normed attention (no output gate) beside sliding
+    # layers; its shared expert is always added, without a gate
+    "lara_mini": {"qk_norm": True},
     "gemma": {"tied_embeddings": True, "activation": "gelu"},
     "gemma2": {"tied_embeddings": True, "activation": "gelu", "norms_per_layer": 4},
     "gemma3_text": {

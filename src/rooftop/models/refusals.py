@@ -65,6 +65,7 @@ HYBRID_FAMILIES = (
     "nemotron_h",
     "qwen3_next",
     "qwen3_5_text",
+    "lara_mini",
     "qwen3_5_moe_text",
     "falcon_h1",
     "granitemoehybrid",
