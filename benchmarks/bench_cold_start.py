@@ -21,6 +21,14 @@ size as JSON, since a "< 1 MB" trace may mean either (a gzipped trace holds ~10x
     .venv/bin/python benchmarks/bench_cold_start.py            # four traces, 25 kB to 750 kB, and a summary
     .venv/bin/python benchmarks/bench_cold_start.py --trace tests/data/hta-traces/alexnet_a100.json.gz --runs 20
 
+The rooftop timed is the console script beside the Python that runs this file. Run it with the
+Python of a plain install to time rooftop as ``pip install rooftop`` gives it, without the
+development extras (msgspec imports typing_extensions when it is installed) or the editable
+install's path entry (the sources are still the working tree's, through PYTHONPATH):
+
+    python3 -m venv /tmp/rooftop-user && /tmp/rooftop-user/bin/pip install .
+    env -u PYTHONDONTWRITEBYTECODE /tmp/rooftop-user/bin/python benchmarks/bench_cold_start.py --runs 20
+
 The third row, ``floor``, is a Python that only imports numpy, click and msgspec (what rooftop is
 built on): its ratio to HTA is the most any ``rooftop import`` could reach on this machine.
 
