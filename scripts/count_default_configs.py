@@ -26,7 +26,8 @@ COUNTED = (
     " falcon falcon_h1 flex_olmo flint gemma gemma2 gemma3 gemma3_text gemma4 gemma4_text glm glm4"
     " glm4_moe_lite gpt-sw3 gpt2 gpt_bigcode gpt_neox gpt_oss gptj granite granite_swa granitemoe"
     " granitemoe_swa granitemoehybrid granitemoeshared helium hy_v3 hyperclovax internlm3 iquestcoder"
-    " jais2 jamba kimi_linear kolibri1 laguna lfm2 lfm3 llama llama4_text mellum mimo_v2_flash minicpm3"
+    " jais2 jamba kimi_linear kolibri1 laguna lara_mini lfm2 lfm3 llama llama4_text mellum mimo_v2_flash minicpm3"
+    " mamba mamba2 falcon_mamba"
     " minimax minimax_m2 minimax_m3_vl_text ministral3 mistral mixtral mpt nanochat nemotron_h olmo olmo2"
     " olmo3 olmo_hybrid olmoe opt persimmon phi phi3 phimoe qwen2 qwen2_moe qwen3 qwen3_5_moe_text"
     " qwen3_5_text qwen3_moe qwen3_next recurrent_gemma sarvam_mla sarvam_moe seed_oss smollm3 solar_open"
@@ -49,6 +50,7 @@ REFUSED = {
     "modernbert-decoder": "ModernBERT's prediction head",
     "bert-generation": "a BERT encoder stack",
     "evolla": "a protein encoder",
+    "gemma3n_text": "AltUp and LAuReL blocks",
     **dict.fromkeys(
         (
             "bert big_bird camembert data2vec-text electra ernie megatron-bert rembert roberta"

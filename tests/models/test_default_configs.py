@@ -1,7 +1,7 @@
 """The survey, kept: transformers' default config of each listed model type, through rooftop.
 
 tests/data/default_configs.json (scripts/count_default_configs.py, transformers 5.24.0) holds the
-default ``to_dict()`` of 101 model types with their meta-device parameter count, and of 27 types
+default ``to_dict()`` of 105 model types with their meta-device parameter count, and of 28 types
 rooftop refuses with the phrase its one-line refusal names. The stored part runs without
 transformers; the last tests re-run the survey live when transformers is importable (CI has it):
 the default config of today's transformers, through rooftop and through a meta-device build.
@@ -27,7 +27,8 @@ COUNTED, REFUSED = STORED["counted"], STORED["refused"]
 def test_the_list_covers_the_families_fixed_by_the_survey():
     fixed = {"afmoe", "apertus1p5_text", "aria_text", "axk1", "beam", "exaone_moe", "gemma3", "glm4_moe_lite"}
     fixed |= {"hy_v3", "jais2", "nanochat", "olmo_hybrid", "kimi_linear", "bailing_hybrid", "ernie4_5_moe"}
-    assert fixed <= set(COUNTED) and len(COUNTED) == 101 and len(REFUSED) == 27
+    fixed |= {"mamba", "mamba2", "falcon_mamba", "lara_mini"}  # the survey of 2026-12-02
+    assert fixed <= set(COUNTED) and len(COUNTED) == 105 and len(REFUSED) == 28
 
 
 @pytest.mark.parametrize("model_type", sorted(COUNTED))
