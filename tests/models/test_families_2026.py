@@ -492,3 +492,15 @@ def test_lara_mini_gated_deltanet_sliding_and_full_layers():
     assert spec.param_count() == 7_281_684_672
     assert (spec.count_mixers("linear"), spec.count_mixers("sliding"), spec.count_mixers("full")) == (14, 13, 7)
     assert spec.qk_norm and not spec.attn_output_gate and spec.notes == ()
+
+
+def test_command_r_plus_q_k_layernorms_over_every_head():
+    # Command R+ (c4ai-command-r-plus's published shape): use_qk_norm adds CohereLayerNorm((heads, head_dim))
+    # on q and k, bias-free: (96 + 8) x 128 = 13,312 per layer, x 64 = 851,968. transformers 5.24.0's
+    # meta-device build: 103,810,674,688 with them, 103,809,822,720 without.
+    plus = {"model_type": "cohere", "hidden_size": 12288, "num_hidden_layers": 64, "num_attention_heads": 96}
+    plus |= {"num_key_value_heads": 8, "intermediate_size": 33792, "vocab_size": 256000, "use_qk_norm": True}
+    spec = spec_from_config(plus, "command-r-plus")
+    assert spec.qk_norm and spec.param_count() == 103_810_674_688
+    without = spec_from_config({**plus, "use_qk_norm": False}, "command-r")
+    assert spec.param_count() - without.param_count() == 64 * (96 + 8) * 128 == 851_968

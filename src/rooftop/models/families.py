@@ -162,7 +162,15 @@ FAMILIES: dict[str, dict[str, Any]] = {
     "olmo": {"norm": "layer", "norm_affine": False},  # OLMo-1: LayerNorms without weights
     "olmo2": {"qk_norm": True, "qk_norm_full": True},
     "olmoe": {"qk_norm": True, "qk_norm_full": True},
-    "cohere": {"norm": "layer", "norm_bias": False, "norms_per_layer": 1, "tied_embeddings": True},
+    # Command R+: use_qk_norm adds bias-free LayerNorms over every head's channels (CohereLayerNorm)
+    "cohere": {
+        "norm": "layer",
+        "norm_bias": False,
+        "norms_per_layer": 1,
+        "tied_embeddings": True,
+        "qk_norm_field": "use_qk_norm",
+        "qk_norm_full": True,
+    },
     "cohere2": {"norm": "layer", "norm_bias": False, "norms_per_layer": 1, "tied_embeddings": True},
     "cohere2_moe": {"norm": "layer", "norm_bias": False, "norms_per_layer": 1, "tied_embeddings": True},
     # transformers 5.24's other 2026 rows, each a Llama-style layout plus what its modeling file adds
