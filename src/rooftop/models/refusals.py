@@ -48,7 +48,7 @@ UNMODELLED_FIELDS = {
     "cross_attention_hidden_size": "cross-attention",
     "cross_attention_layers": "cross-attention layers",
     "compress_ratios": "compressed sparse attention (DeepSeek-V4)",
-    "hc_mult": "hyper-connections (DeepSeek-V4)",
+    "hc_mult": "hyper-connections (DeepSeek-V4, Hunyuan-V4, GLM-5-Next)",
     "audio_config": "an audio tower (encoder and projector)",
     "protein_encoder_config": "a protein encoder with cross-attention aligner layers (Evolla)",
     # BERT, RoBERTa, ELECTRA, XLM-R...: token-type embeddings, post-norm encoder layers, a pooler
