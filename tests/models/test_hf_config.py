@@ -141,3 +141,12 @@ def test_a_config_nesting_its_decoder_names_where() -> None:
     vila = {"model_type": "llava_llama", "hidden_size": 2560, "llm_cfg": {"hidden_size": 2560, "num_hidden_layers": 32}}
     with pytest.raises(SpecError, match="under 'llm_cfg': pass that part as a config.json"):
         spec_from_config(vila, "vila")
+
+
+def test_a_missing_field_of_an_unknown_family_says_it_may_be_named_otherwise() -> None:
+    # GPTNeoConfig().to_dict() (transformers 5.24.0) names its widths num_layers and num_heads
+    neo = {"model_type": "gpt_neo", "hidden_size": 2048, "num_layers": 24, "num_heads": 16, "vocab_size": 50257}
+    with pytest.raises(SpecError, match=r"missing field 'num_attention_heads' \(model_type 'gpt_neo' is no family"):
+        spec_from_config(neo, "gpt-neo")
+    with pytest.raises(SpecError, match=r"missing field 'num_attention_heads'$"):  # a known family: no guess
+        spec_from_config({"model_type": "llama", "hidden_size": 64}, "llama")

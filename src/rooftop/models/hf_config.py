@@ -112,6 +112,8 @@ def spec_from_config(config: Any, name: str, where: str = "config.json") -> Mode
         text = exc.args[0] if str(exc).startswith(where) else f"{where}: {exc}"
         if "missing field" in text and (inner := _nested_decoder(top)):
             text += f"; a decoder's fields are under {inner!r}: pass that part as a config.json"
+        elif "missing field" in text and model_type and model_type not in FAMILIES:
+            text += f" (model_type {model_type!r} is no family rooftop knows; it may name its fields otherwise)"
         raise SpecError(text) from exc
 
 
