@@ -46,8 +46,8 @@ class Op(msgspec.Struct, frozen=True):
 
 def decompose(spec: ModelSpec, w: Workload) -> list[Op]:
     """The operators of one prefill or decode step of ``spec`` under ``w``, per GPU."""
-    for heads in {spec.heads, *(a.heads for _, a in spec.attention_shapes)}:
-        if heads % w.tp:
+    for heads in {spec.heads, *(a.heads for _, a in spec.attention_shapes)} if spec.attention_layers else ():
+        if heads % w.tp:  # a Mamba-only model has no attention heads to split (its heads are a placeholder)
             raise WorkloadError(f"tp={w.tp} does not divide {spec.name}'s {heads} attention heads")
     step = _Step(spec, w)
     recurrent = (hybrid.linear_attention, hybrid.state_space, hybrid.short_conv, hybrid.rg_lru)
