@@ -234,8 +234,9 @@ def _mllama(config: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
     A cross-attention layer (``MllamaCrossAttentionDecoderLayer``) attends from the text to the
     image's projected vision states: q/k/v/o projections (k and v from the image), per-head RMS
     norms of q and k, a tanh gate on the attention and on the MLP, a Llama MLP and two norms.
-    Without an image, transformers and vLLM skip these layers: they hold weights (``idle_params``)
-    and no KV cache, and the text path rooftop analyses is the other layers.
+    Without an image transformers skips these layers (``MllamaTextModel.forward``; vLLM did too,
+    until it dropped mllama after 0.10.2): they hold weights (``idle_params``) and no KV cache,
+    and the text path rooftop analyses is the other layers.
     """
     layers = fields["layers"]
     cross = config.get("cross_attention_layers")
