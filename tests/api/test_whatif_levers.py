@@ -16,6 +16,7 @@ from rooftop.api.whatif_parallel import lever_disaggregate, lever_parallel
 from rooftop.core.points import Phase
 from rooftop.core.workload import Workload
 from rooftop.hardware.catalog import get_roofs
+from rooftop.models.hf_config import spec_from_config
 from rooftop.models.presets import load_preset
 
 LLAMA = load_preset("llama-3.1-8b")
@@ -43,6 +44,16 @@ def test_levers_that_do_not_apply_return_nothing():
     assert lever_disaggregate(_ctx(Workload(phase=Phase.PREFILL))) == []
     flash = lever_flash(_ctx(replace(w, attention="materialized")))
     assert [v.name for v in flash] == ["flash attention"]
+
+
+def test_a_model_without_a_kv_cache_is_not_offered_an_fp8_one():
+    # Mamba2Config()'s shape: every layer a Mamba-2 mixer, no attention, so no KV cache to narrow
+    mamba = spec_from_config(
+        {"model_type": "mamba2", "hidden_size": 4096, "num_hidden_layers": 64, "vocab_size": 32768}, "m"
+    )
+    w, opts = Workload(phase=Phase.DECODE, batch=8, context=2048), Options()
+    assert lever_kv_fp8(Context(mamba, H100, w, opts, state_of(mamba, H100, w, opts))) == []
+    assert [v.name for v in lever_kv_fp8(_ctx(w))] == ["kv fp8"]  # Llama's cache: offered
 
 
 def test_disaggregation_moves_the_kv_and_removes_the_stall():

@@ -213,8 +213,8 @@ def lever_fp8_gemm(ctx: Context) -> list[Variant]:
 
 
 def lever_kv_fp8(ctx: Context) -> list[Variant]:
-    """An FP8 KV cache."""
-    if dtype(ctx.w.kv_dtype).bytes <= 1:
+    """An FP8 KV cache (none for a model without one: Mamba-only)."""
+    if dtype(ctx.w.kv_dtype).bytes <= 1 or not ctx.spec.kv_elements_per_token:
         return []
     return [workload_variant(ctx, "kv fp8", "kv-fp8", replace(ctx.w, kv_dtype="fp8"), {"kv_dtype": "fp8"})]
 
