@@ -13,6 +13,7 @@ from rich.text import Text
 from rooftop.core.jsonenc import dumps
 from rooftop.hardware.catalog import describe, get_entry, layer_paths, load_catalog
 from rooftop.models.presets import load_preset, preset_names, resolve_model
+from rooftop.models.spec import ModelSpec
 from rooftop.report.layout import Cell, Column, fit_table, make_console
 from rooftop.units import GIB, TERA, si
 
@@ -148,7 +149,7 @@ def models_show(name_or_path: str, as_json: bool) -> None:
         click.echo(f"note: {note}", err=True)
 
 
-def _heads(spec: Any) -> str:
+def _heads(spec: ModelSpec) -> str:
     """'heads/kv' (MLA marked); '—' for a model without attention layers (Mamba)."""
     if not spec.attention_layers:
         return "—"

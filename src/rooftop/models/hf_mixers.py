@@ -15,6 +15,7 @@ from typing import Any
 
 from rooftop.models.families import FAMILIES, LLAMA
 from rooftop.models.fields import get_field, int_field
+from rooftop.models.layer_kinds import PURE_SSM
 from rooftop.models.mixers import LinearAttention, StateSpace
 
 
@@ -63,30 +64,8 @@ def ssm(config: dict[str, Any], model_type: str, where: str) -> StateSpace:
     and Nemotron-H's.
     """
     hidden = int_field(config, "hidden_size", where)
-    if model_type in ("mamba", "falcon_mamba"):  # MambaMixer (Falcon-Mamba's B/C/dt norms have no weights)
-        rank = config.get("time_step_rank", "auto")
-        return StateSpace(
-            d_inner=int_field(config, "intermediate_size", where, default=0)
-            or int_field(config, "expand", where, default=2) * hidden,
-            d_state=int_field(config, "state_size", where, default=16),
-            conv_kernel=int_field(config, "conv_kernel", where, default=4),
-            version=1,
-            dt_rank=-(-hidden // 16) if rank == "auto" else int_field(config, "time_step_rank", where),
-            conv_bias=bool(config.get("use_conv_bias", True)),
-            proj_bias=bool(config.get("use_bias", False)),
-        )
-    if model_type == "mamba2":  # Mamba2Mixer
-        heads = int_field(config, "num_heads", where, default=128)
-        return StateSpace(
-            d_inner=heads * int_field(config, "head_dim", where, default=64),
-            d_state=int_field(config, "state_size", where, default=128),
-            conv_kernel=int_field(config, "conv_kernel", where, default=4),
-            heads=heads,
-            groups=int_field(config, "n_groups", where, default=8),
-            conv_bias=bool(config.get("use_conv_bias", True)),
-            proj_bias=bool(config.get("use_bias", False)),
-            gated_norm=bool(config.get("rms_norm", True)),
-        )
+    if model_type in PURE_SSM:
+        return _pure_mamba(config, model_type, hidden, where)
     if model_type == "jamba":
         return StateSpace(
             d_inner=int_field(config, "mamba_expand", where, default=2) * hidden,
@@ -121,4 +100,31 @@ def ssm(config: dict[str, Any], model_type: str, where: str) -> StateSpace:
         groups=int_field(config, "n_groups", where, default=1),
         conv_bias=bool(config.get("use_conv_bias", True)),
         proj_bias=bool(config.get("mamba_proj_bias", config.get("use_bias", False))),
+    )
+
+
+def _pure_mamba(config: dict[str, Any], model_type: str, hidden: int, where: str) -> StateSpace:
+    """A Mamba-only model's layer, by its family's field names: MambaMixer (Mamba, Falcon-Mamba) or Mamba2Mixer."""
+    if model_type in ("mamba", "falcon_mamba"):  # Falcon-Mamba's B/C/dt norms have no weights
+        rank = config.get("time_step_rank", "auto")
+        return StateSpace(
+            d_inner=int_field(config, "intermediate_size", where, default=0)
+            or int_field(config, "expand", where, default=2) * hidden,
+            d_state=int_field(config, "state_size", where, default=16),
+            conv_kernel=int_field(config, "conv_kernel", where, default=4),
+            version=1,
+            dt_rank=-(-hidden // 16) if rank == "auto" else int_field(config, "time_step_rank", where),
+            conv_bias=bool(config.get("use_conv_bias", True)),
+            proj_bias=bool(config.get("use_bias", False)),
+        )
+    heads = int_field(config, "num_heads", where, default=128)
+    return StateSpace(
+        d_inner=heads * int_field(config, "head_dim", where, default=64),
+        d_state=int_field(config, "state_size", where, default=128),
+        conv_kernel=int_field(config, "conv_kernel", where, default=4),
+        heads=heads,
+        groups=int_field(config, "n_groups", where, default=8),
+        conv_bias=bool(config.get("use_conv_bias", True)),
+        proj_bias=bool(config.get("use_bias", False)),
+        gated_norm=bool(config.get("rms_norm", True)),
     )

@@ -255,7 +255,7 @@ def _mllama(config: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
     head_dim = fields.get("head_dim") or hidden // heads
     attention = 2 * hidden * heads * head_dim + 2 * hidden * kv_heads * head_dim + 2 * head_dim
     layer = attention + 3 * hidden * fields["ffn"] + 2 * hidden + 2  # MLP, two norms, two gates
-    kept = [i for i in range(layers) if i not in set(cross)]
+    kept = sorted(set(range(layers)) - set(cross))
     out: dict[str, Any] = {
         "layers": len(kept),
         "idle_params": len(cross) * layer + MLLAMA_ADDED_TOKENS * hidden,

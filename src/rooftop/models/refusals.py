@@ -88,8 +88,12 @@ def refused_type(config: dict[str, Any]) -> str | None:
     text = config.get("text_config")
     for kind in (config.get("model_type"), text.get("model_type") if isinstance(text, dict) else None):
         if isinstance(kind, str) and kind in REFUSED_TYPES:
-            return f"model_type {kind!r} has {REFUSED_TYPES[kind]}, which rooftop does not model"
+            return _by_name(kind)
     return None
+
+
+def _by_name(model_type: str) -> str:
+    return f"model_type {model_type!r} has {REFUSED_TYPES[model_type]}, which rooftop does not model"
 
 
 def refusal(config: dict[str, Any], model_type: str, wrapper: bool = False) -> str | None:
@@ -99,7 +103,7 @@ def refusal(config: dict[str, Any], model_type: str, wrapper: bool = False) -> s
     towers, so its ``auto_map`` is not a refusal (the text model and the vision tower decide).
     """
     if model_type in REFUSED_TYPES:
-        return f"model_type {model_type!r} has {REFUSED_TYPES[model_type]}, which rooftop does not model"
+        return _by_name(model_type)
     for name, what in UNMODELLED_FIELDS.items():
         if model_type in FIELD_READERS.get(name, ()):
             continue

@@ -21,6 +21,14 @@ def _int(cfg: dict[str, Any], key: str, where: str, default: int | None = None) 
     return value
 
 
+def _patch(cfg: dict[str, Any], where: str, default: int) -> int:
+    """``patch_size``: the image is divided by it, so it must be positive."""
+    patch = _int(cfg, "patch_size", where, default)
+    if not patch:
+        raise SpecError(f"{where}: vision_config field 'patch_size' must be positive")
+    return patch
+
+
 def _linear(k: int, n: int, bias: bool = True) -> int:
     return k * n + (n if bias else 0)
 
@@ -35,9 +43,7 @@ def _siglip_tower(v: dict[str, Any], where: str, head: bool = True) -> int:
     probe, a biased multi-head attention, a LayerNorm and an MLP; ``head`` False: never built.
     """
     h, i = _int(v, "hidden_size", where, 768), _int(v, "intermediate_size", where, 3072)
-    patch, size = _int(v, "patch_size", where, 16), _int(v, "image_size", where, 224)
-    if not patch:
-        raise SpecError(f"{where}: vision_config field 'patch_size' must be positive")
+    patch, size = _patch(v, where, 16), _int(v, "image_size", where, 224)
     positions = _int(v, "num_patches", where) if "num_patches" in v else (size // patch) ** 2
     layer = 4 * _linear(h, h) + _linear(h, i) + _linear(i, h) + 2 * 2 * h
     tower = _linear(_int(v, "num_channels", where, 3) * patch * patch, h) + positions * h + 2 * h
@@ -197,12 +203,10 @@ def _mllama(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str
     ``vision_output_dim`` (the last layer's states and those of ``intermediate_layers_indices``) to the text width.
     """
     h, i = _int(v, "hidden_size", where, 1280), _int(v, "intermediate_size", where, 5120)
-    patch, size = _int(v, "patch_size", where, 14), _int(v, "image_size", where, 448)
+    patch, size = _patch(v, where, 14), _int(v, "image_size", where, 448)
     tiles, channels = _int(v, "max_num_tiles", where, 4), _int(v, "num_channels", where, 3)
     ratios = v.get("supported_aspect_ratios")
     aspect_ids = 1 + (len(ratios) if isinstance(ratios, list) else 8)  # max_aspect_ratio_id + 1 rows
-    if not patch:
-        raise SpecError(f"{where}: vision_config field 'patch_size' must be positive")
     patches = (size // patch) ** 2 + 1  # and the class token
     embed = channels * patch * patch * h + h + 1 + patches * h + aspect_ids * tiles * patches * h
     embed += 2 * (aspect_ids * tiles * h + 1) + 2 * 2 * h  # pre/post tile embeddings, pre/post LayerNorms
@@ -222,10 +226,8 @@ def _glm4v(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str)
     """
     h, out = _int(v, "hidden_size", where, 1536), _int(v, "out_hidden_size", where, 4096)
     i, depth = _int(v, "intermediate_size", where, 13696), _int(v, "depth", where, 24)
-    patch, size = _int(v, "patch_size", where, 14), _int(v, "image_size", where, 336)
+    patch, size = _patch(v, where, 14), _int(v, "image_size", where, 336)
     frames, merge = _int(v, "temporal_patch_size", where, 2), _int(v, "spatial_merge_size", where, 2)
-    if not patch:
-        raise SpecError(f"{where}: vision_config field 'patch_size' must be positive")
     embed = _linear(_int(v, "in_channels", where, 3) * frames * patch * patch, h) + (size // patch) ** 2 * h
     block = _linear(h, 3 * h, bool(v.get("attention_bias"))) + h * h + 3 * h * out + 2 * h
     merger = out * out + 2 * out + 3 * out * i
