@@ -22,14 +22,14 @@ from typing import Any
 TARGET = Path(__file__).resolve().parents[1] / "tests" / "data" / "default_configs.json"
 COUNTED = (
     "afmoe apertus apertus1p5_text arcee aria_text axk1 bailing_hybrid bamba beam biogpt bitnet bloom codegen"
-    " cohere cohere2 cohere2_moe cwm deepseek_v3 ernie4_5 ernie4_5_moe exaone exaone4 exaone_moe"
+    " cohere cohere2 cohere2_moe cwm deepseek_v3 ergo ernie4_5 ernie4_5_moe exaone exaone4 exaone_moe"
     " falcon falcon_h1 flex_olmo flint gemma gemma2 gemma3 gemma3_text gemma4 gemma4_text glm glm4"
     " glm4_moe_lite gpt-sw3 gpt2 gpt_bigcode gpt_neox gpt_oss gptj granite granite_swa granitemoe"
     " granitemoe_swa granitemoehybrid granitemoeshared helium hy_v3 hyperclovax internlm3 iquestcoder"
     " jais2 jamba kimi_linear kolibri1 laguna lara_mini lfm2 lfm3 llama llama4_text mellum mimo_v2_flash minicpm3"
     " mamba mamba2 falcon_mamba"
-    " minimax minimax_m2 minimax_m3_vl_text ministral3 mistral mixtral mpt nanochat nemotron_h olmo olmo2"
-    " olmo3 olmo_hybrid olmoe opt persimmon phi phi3 phimoe qwen2 qwen2_moe qwen3 qwen3_5_moe_text"
+    " minicpm5_moe minimax minimax_m2 minimax_m3_vl_text ministral3 mistral mixtral mpt nanochat nemotron_h olmo olmo2"
+    " olmo3 olmo_hybrid olmoe opt param2moe persimmon phi phi3 phimoe qwen2 qwen2_moe qwen3 qwen3_5_moe_text"
     " qwen3_5_text qwen3_moe qwen3_next recurrent_gemma sarvam_mla sarvam_moe seed_oss smollm3 solar_open"
     " stablelm starcoder2 vaultgemma youtu"
 ).split()
@@ -44,6 +44,7 @@ REFUSED = {
     "inkling2_text": "short convolutions on keys, values",
     "inkling2_loop_text": "short convolutions on keys, values",
     "zaya": "compressed convolutional attention",
+    "kolibri1_1": "pooled key selection over compressed blocks",
     "dory": "normalized-transformer layers",
     "hrm_text": "hierarchical recurrent modules",
     "moshi": "audio codebooks",

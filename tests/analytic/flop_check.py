@@ -205,6 +205,19 @@ DEFAULT_SHRINK: dict[str, dict[str, Any]] = {
     "sarvam_moe": {**SMALL, **MOE_SMALL, "num_hidden_layers": 3, "num_key_value_heads": 2, "n_routed_experts": 4},
     "kolibri1": {**SMALL, **MOE_SMALL, **WINDOWED, "num_hidden_layers": 4, "num_key_value_heads": 2, "num_experts": 4},
     "ernie4_5_moe": {**SMALL, "num_hidden_layers": 3, "num_key_value_heads": 2, "moe_num_experts": 4, "moe_k": 2},
+    # transformers 5.25's: Ergo's ReLU² experts with their norms, MiniCPM5-MoE's gated attention, Param2
+    "ergo": {
+        **SMALL,
+        **MOE_SMALL,
+        **WINDOWED,
+        "num_hidden_layers": 4,
+        "num_key_value_heads": 2,
+        "num_experts": 4,
+        "first_dense_intermediate_size": 96,
+        "shared_intermediate_size": 48,
+    },
+    "minicpm5_moe": {**SMALL, **MOE_SMALL, "num_hidden_layers": 3, "num_key_value_heads": 2, "n_routed_experts": 4},
+    "param2moe": {**SMALL, **MOE_SMALL, "num_hidden_layers": 3, "num_key_value_heads": 2, "n_routed_experts": 4},
 }
 
 

@@ -111,6 +111,11 @@ def test_families_from_default_configs_flops_equal_flop_counter(model_type):
     # A.X K1's MLA (A.X K1's norm after the experts), Aria's shared experts, Jais-2 and nanochat's
     # ReLU² MLPs. MLA's decode runs absorbed in rooftop (as FlashMLA and vLLM do), expanded in
     # transformers' eager code: there, as for DeepSeek-V3, the prefill is compared
+    transformers = pytest.importorskip("transformers")
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
+
+    if model_type not in CONFIG_MAPPING_NAMES:  # 5.25.0's types where pip resolves 5.24.0
+        pytest.skip(f"transformers {transformers.__version__} has no {model_type!r}")
     config = shrunk_default(model_type)
     prefill, decode = torch_matmul_flops(config, BATCH, PROMPT)
     assert rooftop_matmul_flops(config, Phase.PREFILL, BATCH, PROMPT) == prefill

@@ -507,3 +507,40 @@ def test_command_r_plus_q_k_layernorms_over_every_head():
     assert spec.qk_norm and spec.param_count() == 103_810_674_688
     without = spec_from_config({**plus, "use_qk_norm": False}, "command-r")
     assert spec.param_count() - without.param_count() == 64 * (96 + 8) * 128 == 851_968
+
+
+# transformers 5.25.0's new decoders at their default configs (tests/data/default_configs.json; Kolibri 1.1,
+# refused by name, is checked there)
+def _default(model_type):
+    stored = json.loads((CONFIGS.parent / "default_configs.json").read_text(encoding="utf-8"))
+    return stored["counted"][model_type]["config"]
+
+
+def test_ergo_relu2_experts_with_their_own_norms_and_residual_gates():
+    spec = spec_from_config(_default("ergo"), "ergo")
+    h, e = 8192, 256
+    attention = h * (64 + 2 * 8) * 128 + h * h + 2 * 128  # fused qkv, o_proj, q/k norms per head
+    norms = 4 * h + 2 * h  # four RMSNorms and two residual gates of a weight per channel
+    routed = e * 2 * h * 4096 + e * h  # up and down per expert (no gate), a norm per expert
+    moe = routed + h * e + 2 * h * 8192 + h  # the router, the shared expert and its norm
+    dense = 2 * h * 32768  # the first layer: first_dense_intermediate_size wide
+    embeddings = 2 * 262144 * h + h  # untied, and the final norm
+    total = attention * 64 + norms * 64 + dense + 63 * moe + embeddings
+    assert spec.param_count() == total == 1_105_550_917_632  # = transformers 5.25.0's meta build
+    w = Workload(phase=Phase.DECODE, batch=4, context=1024)
+    ops = {op.name: op for op in decompose(spec, w)}
+    # each token's 8 experts' outputs are normalised: 4 tokens x 8 rows of 8192 in each of 63 layers
+    assert ops["experts_norm"].count == 63 and float(ops["experts_norm"].cost.act_in_bytes) == 4 * 8 * h * 2
+    assert ops["experts_down"].cost.flops == ops["experts_gate_up"].cost.flops  # no gate: up only
+
+
+def test_minicpm5_moe_gates_attention_and_param2_normalises_q_and_k():
+    minicpm = spec_from_config(_default("minicpm5_moe"), "minicpm5_moe")
+    llama = spec_from_config({**_default("minicpm5_moe"), "model_type": "llama"}, "llama")
+    # q_gate_proj doubles q_proj: 2048 -> 2 x 32 x 128, one sigmoid gate per channel of the output
+    assert minicpm.param_count() - llama.param_count() == 28 * 2048 * 32 * 128 == 234_881_024
+    assert minicpm.param_count() == 15_002_552_320  # = transformers 5.25.0
+    param2 = spec_from_config(_default("param2moe"), "param2moe")
+    no_norms = spec_from_config({**_default("param2moe"), "use_qk_norm": False}, "param2moe")
+    assert param2.param_count() - no_norms.param_count() == 21 * 2 * 64 == 2_688
+    assert param2.param_count() == 17_151_124_096  # = transformers 5.25.0 (GLM-4.5's classes)

@@ -344,11 +344,13 @@ class _Step:
             self.activation("experts_act", n, "moe", self.tokens * moe.active_k, local),
             self.op("experts_down", OpKind.GROUPED_GEMM, n, "moe", k=local, n=s.hidden, **shape),
         ]
+        if moe.expert_norm:  # Ergo: an RMSNorm on each routed expert's output, before the weighted sum
+            ops.append(self.norm("experts_norm", n, tokens=self.tokens * moe.active_k))
         if moe.shared_experts:
             ops += self.mlp("shared_", moe.shared_experts * (moe.shared_ffn or moe.expert_ffn), n, "moe")
         if moe.shared_gate:  # Qwen-MoE: sigmoid(x · w) scales the shared expert
             ops.append(self.gemm("shared_gate", s.hidden, 1, n, group="moe"))
-        if moe.post_norm:  # A.X K1: an RMSNorm on the MoE block's output
+        if moe.post_norm:  # an RMSNorm on the MoE block's output (A.X K1) or its shared expert's (Ergo)
             ops.append(self.norm("moe_post_norm", n))
         return ops
 

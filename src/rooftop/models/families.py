@@ -2,7 +2,8 @@
 
 ``FAMILIES`` holds what differs from a Llama-style decoder (norm, MLP, biases, q/k norms...) and,
 under ``fields``, defaults transformers applies to fields a config may omit; ``promote`` lifts
-fields a family nests (DBRX's ``attn_config.kv_n_heads``) to the names rooftop reads;
+fields a family nests (DBRX's ``attn_config.kv_n_heads``) or names otherwise (Ergo's
+``first_dense_intermediate_size``) to the names rooftop reads;
 ``dense_prefix`` is the number of leading dense layers transformers builds when a config has no
 ``mlp_layer_types``, whatever ``first_k_dense_replace`` says; ``drop_fields`` are fields
 transformers' class never reads (Hunyuan's per-layer ``moe_intermediate_size``); ``qk_norm_field``
@@ -274,6 +275,25 @@ FAMILIES: dict[str, dict[str, Any]] = {
     # GLM-4.5/4.6/4.7: per-head RMS q/k norms when use_qk_norm (GLM-4.5-Air has none)
     "glm4_moe": {"qkv_bias": True, "o_bias": False, "qk_norm_field": "use_qk_norm"},
     "glm4v_moe_text": {"qkv_bias": True, "o_bias": False},  # GLM-4.5V/4.6V's: GLM-4.5-Air's layers
+    # Ergo (Amazon, transformers 5.25.0): ReLU² MLPs without a gate (the leading dense layers
+    # first_dense_intermediate_size wide), per-head q/k norms; four norms per layer and two residual
+    # gates (a learned weight per channel mixing branch and residual: a norm's weights and pass),
+    # counted as six norms; an RMSNorm on each routed expert's output and on the shared expert's.
+    # Its full-attention layers have no rotary embedding, which rooftop does not model anyway.
+    "ergo": {
+        "gated_mlp": False,
+        "activation": "relu2",
+        "qk_norm": True,
+        "norms_per_layer": 6,
+        "moe_post_norm": True,
+        "expert_norm": True,
+        "promote": {"first_dense_intermediate_size": "intermediate_size"},
+    },
+    # MiniCPM5-MoE (OpenBMB): Llama attention with a sigmoid output gate per channel (q_gate_proj
+    # doubles q_proj), DeepSeek-V3's MoE with one shared expert (transformers 5.25.0)
+    "minicpm5_moe": {"attn_output_gate": True},
+    # Param2 (BharatGen): GLM-4.5's classes under its own model_type (transformers 5.25.0)
+    "param2moe": {"qkv_bias": True, "o_bias": False, "qk_norm_field": "use_qk_norm"},
     "flex_olmo": {"qk_norm": True, "qk_norm_full": True},
     # OLMo Hybrid: gated DeltaNet layers (q/k/v/a/b/g projections: Qwen3-Next's in_proj, split) and
     # OLMo-3 attention layers (q/k norms over all heads, norms after attention and MLP)

@@ -118,11 +118,14 @@ def spec_from_config(config: Any, name: str, where: str = "config.json") -> Mode
 
 
 def _promoted(config: dict[str, Any], arch: dict[str, Any]) -> dict[str, Any]:
-    """The nested fields a family's ``promote`` names, under the names rooftop reads (null ones left out)."""
+    """The fields a family's ``promote`` names (nested ``outer.inner`` or top-level), under the names rooftop reads.
+
+    Null ones are left out; a field the config itself gives under rooftop's name wins.
+    """
     out: dict[str, Any] = {}
     for path, name in arch.get("promote", {}).items():
-        outer, inner = path.split(".")
-        section = config.get(outer)
+        outer, _, inner = path.rpartition(".")
+        section = config.get(outer) if outer else config
         if isinstance(section, dict) and section.get(inner) is not None:
             out[name] = section[inner]
     return out

@@ -44,6 +44,7 @@ def moe(config: dict[str, Any], model_type: str, layers: int, where: str) -> MoE
         expert_bias=arch.get("expert_bias", False),
         shared_gate=bool(shared and arch.get("shared_gate", False)),
         post_norm=arch.get("moe_post_norm", False),
+        expert_norm=arch.get("expert_norm", False),
     )
 
 

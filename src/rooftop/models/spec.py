@@ -48,7 +48,8 @@ class MoE(msgspec.Struct, frozen=True):
     router_bias: bool = False  # DeepSeek's e_score_correction_bias, gpt-oss's router bias
     expert_bias: bool = False  # gpt-oss: gate_up and down biases per expert
     shared_gate: bool = False  # Qwen-MoE: a sigmoid gate (hidden -> 1) on the shared expert
-    post_norm: bool = False  # A.X K1: an RMSNorm on the MoE block's output
+    post_norm: bool = False  # an RMSNorm on the MoE block's output (A.X K1) or its shared expert's (Ergo)
+    expert_norm: bool = False  # Ergo: an RMSNorm on each routed expert's output (experts x hidden weights)
     router_scales: bool = False  # Gemma 4: a learned scale per input feature and one per expert
     zero_experts: int = 0  # LongCat-Flash: identity experts the router may pick (no weights, no FLOPs)
 
@@ -357,6 +358,7 @@ class ModelSpec(msgspec.Struct, frozen=True, dict=True):
         moe = self.moe
         routed = moe.active_k if active else moe.experts
         params = dense + round(routed * self.mlp_params(moe.expert_ffn, bias=moe.expert_bias))
+        params += round(routed * self.hidden) if moe.expert_norm else 0
         params += moe.shared_experts * self.mlp_params(moe.shared_ffn or moe.expert_ffn, bias=False)
         router = moe.experts + moe.zero_experts
         params += self.hidden * router + (router if moe.router_bias else 0)
