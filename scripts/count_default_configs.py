@@ -3,7 +3,8 @@
 Writes tests/data/default_configs.json, which tests/models/test_default_configs.py reads (it needs
 no transformers for the stored part). For each model type of ``COUNTED``: the default config's
 ``to_dict()`` (null fields, ``id2label``/``label2id`` and version keys dropped: rooftop reads a null
-field as absent), and the parameter count of the causal-LM class transformers maps the type to,
+field as absent), and the parameter count of the causal-LM class transformers maps the type to
+(for ``MULTIMODAL``, its image-text-to-text class: vision tower, projector and language model),
 built on ``torch.device("meta")`` (no memory, no weights): ``sum(p.numel() for p in
 model.parameters())``, tied weights once, buffers excluded. For each type of ``REFUSED``: the
 config and the phrase rooftop's one-line refusal must contain. Never ``trust_remote_code``.
@@ -32,6 +33,17 @@ COUNTED = (
     " olmo3 olmo_hybrid olmoe opt param2moe persimmon phi phi3 phimoe qwen2 qwen2_moe qwen3 qwen3_5_moe_text"
     " qwen3_5_text qwen3_moe qwen3_next recurrent_gemma sarvam_mla sarvam_moe seed_oss smollm3 solar_open"
     " stablelm starcoder2 vaultgemma youtu"
+).split()
+# Multimodal types whose vision tower rooftop counts (models/vision.py), the whole image-text-to-text
+# model built: tower, projector and language model. Left out: gemma4 (its default config has no
+# vision_config; it is counted above), aya_vision (transformers cannot build
+# its default: 1152 wide, 14 heads), glm4v_moe (its default text config has 96 heads over 4096,
+# which rooftop refuses as indivisible; real configs give head_dim), and internvl, mistral3 and
+# qwen3_vl_moe, whose default top-level tie_word_embeddings contradicts their text_config's
+# (rooftop follows the text_config).
+MULTIMODAL = (
+    "cohere2_vision fuyu gemma3 glm46v glm4v idefics3 lfm2_vl llama4 llava llava_next"
+    " llava_onevision1_5 mllama ovis2_5 paligemma qwen2_5_vl qwen2_vl qwen3_5 qwen3_5_moe qwen3_vl smolvlm"
 ).split()
 ENCODER = "token-type embeddings \\(a BERT-style encoder\\)"
 # In neither list, counted by hand in tests/models/test_families_2026.py: dbrx (transformers 5.24
@@ -92,13 +104,30 @@ def meta_count(model_type: str, config: dict[str, Any] | None = None) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
+def meta_count_multimodal(model_type: str) -> int:
+    """transformers' parameter count of ``model_type``'s whole image-text-to-text model, on the meta device."""
+    import torch
+    import transformers
+    from transformers import AutoConfig
+    from transformers.models.auto.modeling_auto import MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES
+
+    cls = getattr(transformers, MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES[model_type])
+    with torch.device("meta"):
+        model = cls(AutoConfig.for_model(model_type))
+    return sum(p.numel() for p in model.parameters())
+
+
 def main() -> int:
     import transformers
 
-    out: dict[str, Any] = {"transformers": transformers.__version__, "counted": {}, "refused": {}}
+    out: dict[str, Any] = {"transformers": transformers.__version__, "counted": {}, "multimodal": {}, "refused": {}}
     for model_type in COUNTED:
         out["counted"][model_type] = {"params": meta_count(model_type), "config": default_config(model_type)}
         print(model_type, out["counted"][model_type]["params"], flush=True)
+    for model_type in MULTIMODAL:
+        count = meta_count_multimodal(model_type)
+        out["multimodal"][model_type] = {"params": count, "config": default_config(model_type)}
+        print(model_type, count, flush=True)
     for model_type, why in REFUSED.items():
         out["refused"][model_type] = {"refusal": why, "config": default_config(model_type)}
     TARGET.write_text(dumps(out), encoding="utf-8")
@@ -108,9 +137,9 @@ def main() -> int:
 def dumps(out: dict[str, Any]) -> str:
     """JSON with one line per model type (a diff shows which type changed)."""
     lines = [f'{{"transformers": {json.dumps(out["transformers"])},']
-    for part in ("counted", "refused"):
+    for part in ("counted", "multimodal", "refused"):
         rows = [f" {json.dumps(k)}: {json.dumps(v, sort_keys=True)}" for k, v in sorted(out[part].items())]
-        lines.append(f' "{part}": {{\n' + ",\n".join(rows) + "\n }" + ("," if part == "counted" else ""))
+        lines.append(f' "{part}": {{\n' + ",\n".join(rows) + "\n }" + ("," if part != "refused" else ""))
     return "\n".join(lines) + "\n}\n"
 
 

@@ -1,8 +1,9 @@
 """The survey, kept: transformers' default config of each listed model type, through rooftop.
 
 tests/data/default_configs.json (scripts/count_default_configs.py, transformers 5.25.0) holds the
-default ``to_dict()`` of 108 model types with their meta-device parameter count, and of 29 types
-rooftop refuses with the phrase its one-line refusal names. The stored part runs without
+default ``to_dict()`` of 108 model types with their meta-device parameter count, of 20 multimodal
+types (the whole image-text-to-text model: the vision tower and projector of models/vision.py
+beside the text model), and of 29 types rooftop refuses with the phrase its one-line refusal names. The stored part runs without
 transformers; the last tests re-run the survey live when transformers is importable (CI has it):
 the default config of today's transformers, through rooftop and through a meta-device build. A
 type the installed transformers does not have yet (5.25.0's Ergo, MiniCPM5-MoE, Param2 and
@@ -24,7 +25,7 @@ from rooftop.models.hf_config import spec_from_config
 
 REPO = Path(__file__).resolve().parents[2]
 STORED = json.loads((REPO / "tests" / "data" / "default_configs.json").read_text(encoding="utf-8"))
-COUNTED, REFUSED = STORED["counted"], STORED["refused"]
+COUNTED, MULTIMODAL, REFUSED = STORED["counted"], STORED["multimodal"], STORED["refused"]
 
 
 def test_the_list_covers_the_families_fixed_by_the_survey():
@@ -33,12 +34,21 @@ def test_the_list_covers_the_families_fixed_by_the_survey():
     fixed |= {"mamba", "mamba2", "falcon_mamba", "lara_mini"}  # the survey of 2026-12-02
     fixed |= {"ergo", "minicpm5_moe", "param2moe"}  # transformers 5.25.0's new decoders
     assert fixed <= set(COUNTED) and len(COUNTED) == 108 and len(REFUSED) == 29 and "kolibri1_1" in REFUSED
+    assert {"llava_onevision1_5", "ovis2_5"} <= set(MULTIMODAL) and len(MULTIMODAL) == 20
 
 
 @pytest.mark.parametrize("model_type", sorted(COUNTED))
 def test_default_config_count_equals_transformers(model_type):
     entry = COUNTED[model_type]
     assert spec_from_config(entry["config"], model_type).param_count() == entry["params"]
+
+
+@pytest.mark.parametrize("model_type", sorted(MULTIMODAL))
+def test_multimodal_default_config_count_equals_transformers(model_type):
+    # the whole image-text-to-text model: the vision tower and projector (models/vision.py) + the text model
+    entry = MULTIMODAL[model_type]
+    spec = spec_from_config(entry["config"], model_type)
+    assert spec.vision_params > 0 and spec.param_count() == entry["params"]
 
 
 @pytest.mark.parametrize("model_type", sorted(REFUSED))
@@ -74,6 +84,15 @@ def test_live_default_config_count_equals_a_meta_build(model_type):
     script = _script()
     config = script.default_config(model_type)
     assert spec_from_config(config, model_type).param_count() == script.meta_count(model_type)
+
+
+@pytest.mark.parametrize("model_type", sorted(MULTIMODAL))
+def test_live_multimodal_default_config_count_equals_a_meta_build(model_type):
+    _known(model_type)
+    pytest.importorskip("torch")
+    script = _script()
+    config = script.default_config(model_type)
+    assert spec_from_config(config, model_type).param_count() == script.meta_count_multimodal(model_type)
 
 
 @pytest.mark.parametrize("model_type", sorted(REFUSED))

@@ -192,3 +192,31 @@ def test_internvl_tower_and_projector():
     assert vision_params({"model_type": "internvl"}, qk, 4096, "x") == expected + 24 * 2 * 1024
     with pytest.raises(SpecError, match="'downsample_ratio' must be a number in"):
         vision_params({"model_type": "internvl", "downsample_ratio": 0}, vision, 4096, "x")
+
+
+def test_llava_onevision_1_5_rice_vit_tower_and_merger():
+    # LlavaOnevision15VisionConfig() (transformers 5.25.0): 24 blocks of 1024, 16 heads, MLP 4096,
+    # 14-pixel patches, 2x2 merge to 4096. Patches 3 x 14 x 14 x 1024 (no bias) = 602,112; class
+    # token 1024 and its rotary frequencies 1024 / 16 / 2 = 32; pre-LayerNorm 2,048. A block: two
+    # LayerNorms 4,096, qkv 3,148,800, proj 1,049,600, fc1 4,198,400, fc2 4,195,328 = 12,596,224.
+    # Merger: LayerNorm 2,048 + 2 x (4096 x 4096 + 4096) = 33,564,672. transformers: 336,479,264
+    vision = {"depth": 24, "hidden_size": 1024, "intermediate_size": 4096, "num_heads": 16, "patch_size": 14}
+    vision |= {"spatial_merge_size": 2, "out_hidden_size": 4096, "in_channels": 3}
+    total = 602_112 + 1_024 + 32 + 2_048 + 24 * 12_596_224 + 33_564_672
+    assert vision_params({"model_type": "llava_onevision1_5"}, vision, 4096, "x") == total == 336_479_264
+    with pytest.raises(SpecError, match="num_heads"):
+        vision_params({"model_type": "llava_onevision1_5"}, {**vision, "num_heads": 0}, 4096, "x")
+
+
+def test_ovis_2_5_siglip_tower_visual_tokenizer_and_table():
+    # Ovis2_5VisionConfig() (transformers 5.25.0): a SigLIP tower of 27 layers of 1152 without a
+    # head (413,534,448: patches 885,888, 32 x 32 positions 1,179,648, layers 27 x 15,239,504, the
+    # post-LayerNorm 2,304); the tokenizer 4608 -> 65,532 words (65,536 less 4 indicators, no bias)
+    # 301,971,456 and its LayerNorm 131,064; the table 65,536 x 4096 = 268,435,456. transformers: 984,072,424
+    vision = {"hidden_size": 1152, "intermediate_size": 4304, "num_hidden_layers": 27, "patch_size": 16}
+    vision |= {"image_size": 512, "spatial_merge_size": 2, "vocab_size": 65536, "num_visual_indicator_tokens": 4}
+    tower = 885_888 + 1_179_648 + 27 * 15_239_504 + 2_304
+    total = tower + 4608 * 65_532 + 2 * 65_532 + 65_536 * 4096
+    assert vision_params({"model_type": "ovis2_5"}, vision, 4096, "x") == total == 984_072_424
+    with pytest.raises(SpecError, match="num_visual_indicator_tokens"):
+        vision_params({"model_type": "ovis2_5"}, {**vision, "num_visual_indicator_tokens": 65536}, 4096, "x")

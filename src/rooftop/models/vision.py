@@ -269,6 +269,39 @@ def _internvl(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: s
     return tower + 2 * wide + _linear(wide, text_hidden) + _linear(text_hidden, text_hidden)
 
 
+def _llava_onevision1_5(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """LLaVA-OneVision-1.5 (RICE-ViT): a bias-free patch convolution, a class token, LayerNorm blocks, a merger.
+
+    A class embedding (hidden) and its rotary frequencies (hidden / heads / 2), a pre-LayerNorm;
+    blocks as Qwen3-VL's (LayerNorms, biased qkv/proj, a GELU MLP); the merger folds
+    spatial_merge_size² patches (LayerNorm, two biased projections to ``out_hidden_size``).
+    """
+    h, i, patch = _int(v, "hidden_size", where, 1024), _int(v, "intermediate_size", where, 4096), _patch(v, where, 14)
+    heads, merge = _int(v, "num_heads", where, 16), _int(v, "spatial_merge_size", where, 2)
+    if not heads:
+        raise SpecError(f"{where}: vision_config field 'num_heads' must be positive")
+    layer = 2 * 2 * h + _linear(h, 3 * h) + _linear(h, h) + _linear(h, i) + _linear(i, h)
+    embed = _int(v, "in_channels", where, 3) * patch * patch * h + h + h // heads // 2 + 2 * h
+    wide = h * merge * merge
+    merger = 2 * h + _linear(wide, wide) + _linear(wide, _int(v, "out_hidden_size", where, text_hidden))
+    return embed + _int(v, "depth", where, 24) * layer + merger
+
+
+def _ovis2_5(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """Ovis2.5: a SigLIP encoder without a head, then a visual tokenizer and an embedding table.
+
+    The tokenizer maps spatial_merge_size² patches to a probability over ``vocab_size`` visual
+    words less the indicator tokens (a bias-free projection and a LayerNorm); the table embeds
+    each of ``vocab_size`` words at the text width (bias-free).
+    """
+    vocab = _int(v, "vocab_size", where, 65536)
+    words = vocab - _int(v, "num_visual_indicator_tokens", where, 4)
+    if words <= 0:
+        raise SpecError(f"{where}: vision_config field 'num_visual_indicator_tokens' must be below vocab_size")
+    wide = _int(v, "hidden_size", where, 1152) * _int(v, "spatial_merge_size", where, 2) ** 2
+    return _siglip_tower(v, where, head=False) + _linear(wide, words, bias=False) + 2 * words + vocab * text_hidden
+
+
 def _fuyu(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
     """Fuyu: no encoder; each image patch (patch_size² × num_channels values) is projected to the text width."""
     patch, channels = _int(top, "patch_size", where, 30), _int(top, "num_channels", where, 3)
@@ -290,8 +323,10 @@ TOWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], int, str], int]] = {
     "llama4": _llama4,
     "llava": _clip_llava,
     "llava_next": _clip_llava,
+    "llava_onevision1_5": _llava_onevision1_5,
     "mistral3": _pixtral,
     "mllama": _mllama,
+    "ovis2_5": _ovis2_5,
     "paligemma": _paligemma,
     "qwen2_5_vl": _qwen2_5_vl,
     "qwen2_vl": _qwen2_vl,
