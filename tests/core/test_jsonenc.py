@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+import msgspec
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rooftop.core.enums import Bound, Severity
-from rooftop.core.jsonenc import dumps, to_plain
+from rooftop.core.jsonenc import _text, _walk, dumps, to_plain
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,22 @@ def test_to_plain_is_what_dumps_writes(doc: object) -> None:
     # to_plain skips the text (watch calls it per window); a NaN or inf is null either way, and a
     # string that reads "NaN" stays a string
     assert to_plain(doc) == json.loads(dumps(doc), parse_constant=_no_constant)
+
+
+@settings(max_examples=300, deadline=None)
+@given(ANY)
+def test_only_the_branches_with_a_non_finite_number_are_walked(doc: object) -> None:
+    # writing the clean branches in C gives the bytes of the walk over the whole document
+    raw = msgspec.to_builtins(doc, str_keys=True)
+    assert _text(raw) == json.dumps(_walk(raw), allow_nan=False)
+
+
+def test_a_nan_deep_in_a_large_document_gets_its_reason_where_it_is() -> None:
+    doc = {"hardware": {"name": "x", "capacity_bytes": float("nan")}, "results": [{"ops": list(range(3))}] * 2}
+    assert dumps(doc) == (
+        '{"hardware": {"name": "x", "capacity_bytes": null, "null_reasons": {"capacity_bytes": "nan"}}, '
+        '"results": [{"ops": [0, 1, 2]}, {"ops": [0, 1, 2]}]}'
+    )
 
 
 class Version(str):
