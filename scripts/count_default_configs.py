@@ -42,8 +42,9 @@ COUNTED = (
 # qwen3_vl_moe, whose default top-level tie_word_embeddings contradicts their text_config's
 # (rooftop follows the text_config).
 MULTIMODAL = (
-    "cohere2_vision fuyu gemma3 glm46v glm4v idefics3 lfm2_vl llama4 llava llava_next"
-    " llava_onevision1_5 mllama ovis2_5 paligemma qwen2_5_vl qwen2_vl qwen3_5 qwen3_5_moe qwen3_vl smolvlm"
+    "cohere2_vision cosmos3_omni fuyu gemma3 glm46v glm4v glmga idefics3 lfm2_vl llama4 llava llava_next"
+    " llava_next_video llava_onevision1_5 mllama ovis2_5 paligemma qianfan_ocr qwen2_5_vl qwen2_vl qwen3_5"
+    " qwen3_5_moe qwen3_vl shieldgemma2 smolvlm video_llava vipllava"
 ).split()
 ENCODER = "token-type embeddings \\(a BERT-style encoder\\)"
 # In neither list, counted by hand in tests/models/test_families_2026.py: dbrx (transformers 5.24

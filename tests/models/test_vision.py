@@ -71,6 +71,14 @@ def test_llava_clip_tower():
     projector = (h * 4096 + 4096) + (4096 * 4096 + 4096)
     vision = {"hidden_size": h, "intermediate_size": i, "num_hidden_layers": 24, "image_size": 336, "patch_size": 14}
     assert vision_params({"model_type": "llava"}, vision, 4096, "x") == tower + projector == 324_487_168
+    # LLaVA-NeXT-Video: LLaVA-NeXT's image_newline (4096); Video-LLaVA: an image and a video tower;
+    # VipLlava: five feature layers concatenated (5120 wide) behind a LayerNorm. transformers 5.25.0's
+    # defaults: 7,062,906,880, 7,365,754,880 and 7,079,690,240 with their text models
+    assert vision_params({"model_type": "llava_next_video"}, vision, 4096, "x") == 324_487_168 + 4096
+    assert vision_params({"model_type": "video_llava"}, vision, 4096, "x") == 2 * tower + projector
+    vip = {"model_type": "vipllava", "vision_feature_layer": [-2, -5, -8, -11, 6]}
+    wide = (5 * h * 4096 + 4096) + (4096 * 4096 + 4096) + 2 * 5 * h
+    assert vision_params(vip, vision, 4096, "x") == tower + wide == 341_274_624
 
 
 def test_llama4_scout_tower_with_its_published_vision_config():

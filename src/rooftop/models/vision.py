@@ -112,19 +112,30 @@ def _gemma4(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str
     return embed + _int(v, "num_hidden_layers", where, 16) * layer + h * text_hidden
 
 
-def _clip_llava(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
-    """LLaVA / LLaVA-NeXT: CLIP encoder (class token, pre/post LayerNorms) + a two-layer projector."""
+def _clip_tower(v: dict[str, Any], where: str) -> int:
+    """A CLIP vision encoder: class token, a position per patch and for it, pre/post LayerNorms, biased layers."""
     h, i = _int(v, "hidden_size", where, 1024), _int(v, "intermediate_size", where, 4096)
     patch, size = _int(v, "patch_size", where, 14), _int(v, "image_size", where, 336)
     layer = 4 * _linear(h, h) + _linear(h, i) + _linear(i, h) + 2 * 2 * h
     embed = h + 3 * patch * patch * h + ((size // patch) ** 2 + 1) * h + 2 * h
-    tower = embed + _int(v, "num_hidden_layers", where, 24) * layer + 2 * h
+    return embed + _int(v, "num_hidden_layers", where, 24) * layer + 2 * h
+
+
+def _clip_llava(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """LLaVA / LLaVA-NeXT: CLIP encoder + a two-layer projector over the chosen feature layers.
+
+    LLaVA-NeXT (and its video model) adds an ``image_newline`` vector at the text width; VipLlava
+    a LayerNorm over the concatenated feature layers first; Video-LLaVA a second CLIP tower for video.
+    """
+    model_type = top.get("model_type")
     feature_layers = top.get("vision_feature_layer", -2)
-    width = h * (len(feature_layers) if isinstance(feature_layers, list) else 1)
+    width = _int(v, "hidden_size", where, 1024) * (len(feature_layers) if isinstance(feature_layers, list) else 1)
     bias = bool(top.get("multimodal_projector_bias", True))
     projector = _linear(width, text_hidden, bias) + _linear(text_hidden, text_hidden, bias)
-    newline = text_hidden if top.get("model_type") == "llava_next" else 0  # image_newline
-    return tower + projector + newline
+    projector += 2 * width if model_type == "vipllava" else 0
+    towers = 2 if model_type == "video_llava" else 1  # image_tower and video_tower
+    newline = text_hidden if model_type in ("llava_next", "llava_next_video") else 0  # image_newline
+    return towers * _clip_tower(v, where) + projector + newline
 
 
 def _pixtral(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
@@ -311,30 +322,37 @@ def _fuyu(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) 
 TOWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], int, str], int]] = {
     "aya_vision": _aya_vision,
     "cohere2_vision": _cohere2_vision,
+    "cosmos3_omni": _qwen3_vl,  # Cosmos 3 Omni: Qwen3-VL's tower
     "fuyu": _fuyu,
     "gemma3": _siglip,
     "gemma4": _gemma4,
     "glm46v": _glm4v,
     "glm4v": _glm4v,
     "glm4v_moe": _glm4v,
+    "glmga": _glm4v,  # GLM-GA: GLM-4V's tower
     "idefics3": _idefics3,
     "internvl": _internvl,
     "lfm2_vl": _lfm2_vl,
     "llama4": _llama4,
     "llava": _clip_llava,
     "llava_next": _clip_llava,
+    "llava_next_video": _clip_llava,
     "llava_onevision1_5": _llava_onevision1_5,
     "mistral3": _pixtral,
     "mllama": _mllama,
     "ovis2_5": _ovis2_5,
     "paligemma": _paligemma,
+    "qianfan_ocr": _internvl,  # Qianfan-OCR: InternVL's InternViT and projector
     "qwen2_5_vl": _qwen2_5_vl,
     "qwen2_vl": _qwen2_vl,
     "qwen3_5": _qwen3_vl,
     "qwen3_5_moe": _qwen3_vl,
     "qwen3_vl": _qwen3_vl,
     "qwen3_vl_moe": _qwen3_vl,
+    "shieldgemma2": _siglip,  # ShieldGemma 2: Gemma 3's SigLIP tower and projector
     "smolvlm": _idefics3,
+    "video_llava": _clip_llava,
+    "vipllava": _clip_llava,
 }
 
 
