@@ -24,14 +24,13 @@ REFUSED = {
     "baichuan": "remote code \\(auto_map\\)",
     "chatglm": "remote code \\(auto_map\\)",
     "qwen-1": "remote code \\(auto_map\\)",
-    "kimi-k2.5": "the vision tower \\('kimi_k25'\\) of this multimodal config is not modelled; pass its text_config",
     "deepseek-v4": "compressed sparse attention \\(DeepSeek-V4\\)",
     "qwen2-audio": "'audio_config' announces an audio tower",
     "minicpm3": "no model_type, and auto_map points to remote code \\('configuration_minicpm.MiniCPM3Config'\\)",
 }
 # Remote-code families transformers cannot build (its entry records the failure): counted by hand
 # in the test that names them
-HAND_COUNTED = {"internlm"}
+HAND_COUNTED = {"internlm", "kimi-k2.5"}
 
 
 def test_at_least_35_distinct_families_each_counted_or_refused():
@@ -147,6 +146,20 @@ def test_internlm_bias_covers_attention_only():
     # 202,399,744; x 32 = 6,476,791,808, + embedding and lm_head 2 x 103168 x 4096 = 845,152,256 +
     # final norm 4,096. MLP biases would add 2 x 11008 + 4096 = 26,112 a layer (835,584 in all)
     assert spec.param_count() == 7_321_948_160
+
+
+def test_kimi_k2_5_counts_its_moonvit_tower_beside_kimi_k2s_text_model():
+    # moonshotai/Kimi-K2.5: Kimi-K2's text model (DeepSeek-V3's layout through its auto_map) and a
+    # MoonViT tower whose sizes the file names as its remote code does (vt_hidden_size...).
+    # transformers' AutoModelForCausalLM refuses the wrapper (its entry records that); its own port,
+    # Kimi_K25ForConditionalGeneration (5.25.0), built on the meta device from this file with the
+    # sizes under the port's names and the text_config as deepseek_v3, counts 1,026,879,353,328:
+    # Kimi-K2's 1,026,408,209,408 + the tower and projector 471,143,920 (test_vision.py). rooftop
+    # also counts the routers' e_score_correction_bias, a buffer there: 60 MoE layers x 384 = 23,040
+    spec = load_config_file(CONFIGS / "kimi-k2.5")
+    assert spec.vision_params == 471_143_920
+    assert spec.param_count() == 1_026_879_353_328 + 23_040
+    assert spec.param_count(text_only=True) == EXPECTED["kimi-k2"]["params"] + 23_040
 
 
 def test_llama4_shared_expert_and_interleaved_moe_layers():

@@ -228,3 +228,28 @@ def test_ovis_2_5_siglip_tower_visual_tokenizer_and_table():
     assert vision_params({"model_type": "ovis2_5"}, vision, 4096, "x") == total == 984_072_424
     with pytest.raises(SpecError, match="num_visual_indicator_tokens"):
         vision_params({"model_type": "ovis2_5"}, {**vision, "num_visual_indicator_tokens": 65536}, 4096, "x")
+
+
+def test_kimi_k25_moonvit_tower_and_projector():
+    # Kimi_K25VisionConfig's defaults (transformers 5.25.0), Kimi K2.5's sizes; DeepSeek-V3 text of 7168
+    vision = {"hidden_size": 1152, "intermediate_size": 4304, "num_hidden_layers": 27, "patch_size": 14}
+    vision |= {"pos_emb_height": 64, "pos_emb_width": 64, "merge_kernel_size": [2, 2]}
+    h, i = 1152, 4304
+    embed = (3 * 14 * 14 * h + h) + 64 * 64 * h  # the biased patch convolution, the 64 x 64 position table
+    layer = 2 * 2 * h + 4 * (h * h + h) + (h * i + i) + (i * h + h)  # two LayerNorms, q/k/v/proj, fc1/fc2
+    tower = embed + 27 * layer + 2 * h  # 416,866,032 with the final LayerNorm: transformers' vision_tower
+    wide = 4 * h  # 2 x 2 patches folded: 4608
+    projector = 2 * 1152 + (wide * wide + wide) + (wide * 7168 + 7168)  # pre_norm, two projections: 54,277,888
+    assert vision_params({"model_type": "kimi_k25"}, vision, 7168, "x") == tower + projector == 471_143_920
+    # the published config.json names the same sizes as Moonshot's remote code does
+    published = {"vt_hidden_size": 1152, "vt_intermediate_size": 4304, "vt_num_hidden_layers": 27, "patch_size": 14}
+    published |= {
+        "init_pos_emb_height": 64,
+        "init_pos_emb_width": 64,
+        "mm_hidden_size": 1152,
+        "merge_kernel_size": [2, 2],
+    }
+    assert vision_params({"model_type": "kimi_k25"}, published, 7168, "x") == 471_143_920
+    assert vision_params({"model_type": "kimi_k25"}, {**published, "vt_num_hidden_layers": 26}, 7168, "x") == (
+        471_143_920 - layer
+    )

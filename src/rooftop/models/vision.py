@@ -313,6 +313,33 @@ def _ovis2_5(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: st
     return _siglip_tower(v, where, head=False) + _linear(wide, words, bias=False) + 2 * words + vocab * text_hidden
 
 
+def _kimi_k25(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """Kimi K2.5 (MoonViT): a biased patch convolution, a learned 2-D position table, LayerNorm blocks, a projector.
+
+    The position table is pos_emb_height × pos_emb_width × hidden (the time axis is a sinusoidal
+    buffer); blocks have two LayerNorms, biased q/k/v and output projections and a biased GELU MLP;
+    a final LayerNorm. The projector: a LayerNorm of ``projection_hidden_size``, then
+    merge_kernel_size patches folded into one and two biased projections (wide -> wide -> text).
+    The published checkpoint names the sizes as its remote code does (``vt_hidden_size``,
+    ``init_pos_emb_height``, ``mm_hidden_size``): read when transformers' names are absent.
+    """
+    h, i = _moonvit(v, "hidden_size", where, 1152), _moonvit(v, "intermediate_size", where, 4304)
+    patch, (kh, kw) = _patch(v, where, 14), _pair(v, "merge_kernel_size", where, 2)
+    table = _moonvit(v, "pos_emb_height", where, 64) * _moonvit(v, "pos_emb_width", where, 64) * h
+    layer = 2 * 2 * h + 4 * _linear(h, h) + _linear(h, i) + _linear(i, h)
+    wide = h * kh * kw
+    width = _int(top, "projection_hidden_size", where, _int(v, "mm_hidden_size", where, 1152))
+    projector = 2 * width + _linear(wide, wide) + _linear(wide, text_hidden)
+    layers = _moonvit(v, "num_hidden_layers", where, 27)
+    return _linear(3 * patch * patch, h) + table + layers * layer + 2 * h + projector
+
+
+def _moonvit(v: dict[str, Any], key: str, where: str, default: int) -> int:
+    """A MoonViT size under transformers' name, else the checkpoint's (``vt_hidden_size``, ``init_pos_emb_height``)."""
+    old = f"init_{key}" if key.startswith("pos_emb") else f"vt_{key}"
+    return _int(v, key, where, _int(v, old, where, default))
+
+
 def _fuyu(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
     """Fuyu: no encoder; each image patch (patch_size² × num_channels values) is projected to the text width."""
     patch, channels = _int(top, "patch_size", where, 30), _int(top, "num_channels", where, 3)
@@ -332,6 +359,7 @@ TOWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], int, str], int]] = {
     "glmga": _glm4v,  # GLM-GA: GLM-4V's tower
     "idefics3": _idefics3,
     "internvl": _internvl,
+    "kimi_k25": _kimi_k25,
     "lfm2_vl": _lfm2_vl,
     "llama4": _llama4,
     "llava": _clip_llava,
