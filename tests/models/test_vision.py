@@ -253,3 +253,100 @@ def test_kimi_k25_moonvit_tower_and_projector():
     assert vision_params({"model_type": "kimi_k25"}, {**published, "vt_num_hidden_layers": 26}, 7168, "x") == (
         471_143_920 - layer
     )
+
+
+def test_lfm3_vl_conv_attention_tower_and_projector():
+    # Lfm3VlVisionConfig's defaults (LFM3-VL-2B); layer_types default: conv for 0, 1 and odd layers,
+    # attention for 2, 4, ..., 12 -> 6 attention and 8 conv layers
+    vision = {
+        "hidden_size": 1024,
+        "intermediate_size": 2560,
+        "in_channels": 3,
+        "patch_size": 16,
+        "temporal_patch_size": 2,
+        "spatial_merge_size": 2,
+        "num_hidden_layers": 14,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 8,
+        "conv_kernel_size": 3,
+    }
+    h, i, d = 1024, 2560, 1024 // 16
+    embed = 3 * 2 * 16 * 16 * h + h  # patch_embed (no bias) + embedding_norm
+    common = 3 * h * i + 2 * h  # w1, w3, w2 (no biases) + operator_norm, ffn_norm
+    attention = h * 16 * d + 2 * h * 8 * d + 16 * d * h + 2 * d  # q, k, v, out_proj + q_norm, k_norm
+    conv = h * 3 * h + 3 * 3 * h + h * h  # in_proj, depthwise spatial_conv, out_proj
+    tower_ = embed + 14 * common + 6 * attention + 8 * conv  # 164,206,336
+    projector = 2 * h + (4 * h * 4096 + 4096) + (4096 * 2048 + 2048)  # LayerNorm, linear_1, linear_2: 25,174,016
+    assert vision_params({"model_type": "lfm3_vl"}, vision, 2048, "x") == tower_ + projector == 189_380_352
+
+
+def test_exaone4_5_gqa_vit_and_merger():
+    # Exaone4_5_VisionConfig's defaults: 32 blocks of 3584, 16 query heads and 8 KV heads of 224
+    vision = {
+        "depth": 32,
+        "hidden_size": 3584,
+        "intermediate_size": 3420,
+        "num_heads": 16,
+        "num_key_value_heads": 8,
+        "in_channels": 3,
+        "patch_size": 14,
+        "temporal_patch_size": 2,
+        "spatial_merge_size": 2,
+        "out_hidden_size": 3584,
+    }
+    h, i, kv_dim = 3584, 3420, 8 * 224
+    embed = 3 * 2 * 14 * 14 * h  # Conv3d patch_embed, no bias
+    block = 2 * h + (h * (h + 2 * kv_dim) + h + 2 * kv_dim)  # norm1, norm2 (RMS); qkv (biased)
+    block += (h * h + h) + 2 * (h * i + i) + (i * h + h)  # proj; gate_proj, up_proj, down_proj (biased)
+    wide = 4 * h
+    merger = h + (wide * wide + wide) + (wide * 3584 + 3584)  # ln_q (RMS), mlp.0, mlp.2 to out_hidden_size
+    assert vision_params({"model_type": "exaone4_5"}, vision, 4096, "x") == embed + 32 * block + merger == 2_671_868_672
+
+
+def test_paddleocr_vl_siglip_tower_and_projector():
+    # PaddleOCRVisionConfig's defaults: SigLIP-So400m-like, 27 layers of 1152, 384 / 14 -> 27 x 27 positions
+    vision = {
+        "hidden_size": 1152,
+        "intermediate_size": 4304,
+        "num_hidden_layers": 27,
+        "num_attention_heads": 16,
+        "num_channels": 3,
+        "image_size": 384,
+        "patch_size": 14,
+        "spatial_merge_size": 2,
+    }
+    h, i = 1152, 4304
+    layer = 4 * (h * h + h) + (h * i + i) + (i * h + h) + 4 * h  # q/k/v/out_proj, fc1, fc2, two LayerNorms
+    encoder = (3 * 14 * 14 * h + h) + 27 * 27 * h + 27 * layer + 2 * h  # patches, 729 positions, post_layernorm
+    wide = 4 * h
+    projector = 2 * h + (wide * wide + wide) + (wide * 1024 + 1024)  # pre_norm, linear_1, linear_2
+    assert vision_params({"model_type": "paddleocr_vl"}, vision, 1024, "x") == encoder + projector == 438_947_440
+
+
+def test_minicpmv4_6_siglip_window_merger_and_merger():
+    # MiniCPMV4_6VisionConfig's defaults written out; text width 4096 (Qwen3.5 text default)
+    vision = {
+        "hidden_size": 768,
+        "intermediate_size": 3072,
+        "num_hidden_layers": 12,
+        "num_attention_heads": 12,
+        "num_channels": 3,
+        "image_size": 224,
+        "patch_size": 16,
+        "window_kernel_size": [2, 2],
+    }
+    h, i, text = 768, 3072, 4096
+    layer = 4 * (h * h + h) + (h * i + i) + (i * h + h) + 2 * 2 * h  # q/k/v/out, fc1, fc2, two LayerNorms
+    encoder = (3 * 16 * 16 * h + h) + (224 // 16) ** 2 * h + 12 * layer + 2 * h  # conv, 196 positions, post-LN
+    # vit_merger: attention + layer_norm1 at h; pre_norm, linear_1, linear_2 over 2x2-folded widths 4h -> 4i -> h
+    vit_merger = 4 * (h * h + h) + 2 * h + 2 * 4 * h + (4 * h * 4 * i + 4 * i) + (4 * i * h + h)
+    merger = 2 * 4 * h + (4 * h * 4 * h + 4 * h) + (4 * h * text + text)  # one DownsampleMLP (merger_times 1)
+    assert (
+        encoder == 85_797_120 and vit_merger == 49_569_024 and merger == 22_033_408
+    )  # transformers: 135,366,144 tower
+    assert (
+        vision_params({"model_type": "minicpmv4_6"}, vision, text, "x") == encoder + vit_merger + merger == 157_399_552
+    )
+    assert vision_params({"model_type": "minicpmv4_7"}, vision, text, "x") == 157_399_552  # 4.7: the same tower
+    two = {"model_type": "minicpmv4_6", "merger_times": 2}  # a second DownsampleMLP, back to the ViT width first
+    assert vision_params(two, vision, text, "x") == 157_399_552 + 2 * 4 * h + (4 * h * 4 * h + 4 * h) + (4 * h * h + h)

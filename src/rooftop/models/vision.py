@@ -340,6 +340,106 @@ def _moonvit(v: dict[str, Any], key: str, where: str, default: int) -> int:
     return _int(v, key, where, _int(v, old, where, default))
 
 
+def _lfm3_vl(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """LFM3-VL: a bias-free linear patch embedding, an RMSNorm, LFM2-style conv/attention layers, a projector.
+
+    Patches (in_channels × temporal_patch_size × patch² -> h, no bias) and an embedding RMSNorm; each
+    layer a bias-free gated MLP ``intermediate_size`` wide and two RMSNorms, plus either a gated
+    short convolution (in_proj h -> 3h, a depthwise conv_kernel_size² conv, out_proj) or, where
+    ``layer_types`` (default: conv for layers 0, 1 and the odd ones) says attention, bias-free GQA
+    q/k/v/o with RMS q/k norms of head_dim = h / heads. The projector: a LayerNorm over h, then
+    spatial_merge_size² tokens folded through two ``projector_bias`` projections via
+    ``projector_hidden_size`` to the text width.
+    """
+    h, i = _int(v, "hidden_size", where, 1024), _int(v, "intermediate_size", where, 2560)
+    heads, kv = _int(v, "num_attention_heads", where, 16), _int(v, "num_key_value_heads", where, 8)
+    n, kernel = _int(v, "num_hidden_layers", where, 14), _int(v, "conv_kernel_size", where, 3)
+    if not heads:
+        raise SpecError(f"{where}: vision_config field 'num_attention_heads' must be positive")
+    types = v.get("layer_types") or ["conv" if k < 2 or k % 2 else "full_attention" for k in range(n)]
+    if not isinstance(types, list) or len(types) < n:
+        raise SpecError(f"{where}: vision_config field 'layer_types' must list {n} layer types, got {types!r}")
+    attention_layers = sum(1 for t in types[:n] if t != "conv")
+    d = h // heads
+    attention = 2 * h * heads * d + 2 * h * kv * d + 2 * d
+    conv = 3 * h * h + kernel * kernel * h + h * h
+    embed = (
+        _int(v, "in_channels", where, 3) * _int(v, "temporal_patch_size", where, 2) * _patch(v, where, 16) ** 2 * h + h
+    )
+    layers = n * (3 * h * i + 2 * h) + attention_layers * attention + (n - attention_layers) * conv
+    wide, width = h * _int(v, "spatial_merge_size", where, 2) ** 2, _int(top, "projector_hidden_size", where, 4096)
+    bias = bool(top.get("projector_bias", True))
+    return embed + layers + 2 * h + _linear(wide, width, bias) + _linear(width, text_hidden, bias)
+
+
+def _exaone4_5(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """EXAONE 4.5: Qwen2.5-VL's ViT with grouped-query attention, and its patch merger.
+
+    A bias-free Conv3d over (temporal_patch_size, patch, patch) patches; ``depth`` blocks of two
+    RMSNorms, a biased fused qkv (``num_heads`` query heads and ``num_key_value_heads`` key/value
+    heads of head_dim = h / num_heads), a biased output projection and a biased gated MLP
+    ``intermediate_size`` wide; the merger: an RMSNorm over h, then spatial_merge_size² patches
+    through two biased projections to ``out_hidden_size`` (transformers' default 3584, not the text width).
+    """
+    h, i = _int(v, "hidden_size", where, 3584), _int(v, "intermediate_size", where, 3420)
+    heads, kv = _int(v, "num_heads", where, 16), _int(v, "num_key_value_heads", where, 8)
+    if not heads:
+        raise SpecError(f"{where}: vision_config field 'num_heads' must be positive")
+    patch, frames = _patch(v, where, 14), _int(v, "temporal_patch_size", where, 2)
+    embed = _int(v, "in_channels", where, 3) * frames * patch * patch * h
+    block = 2 * h + _linear(h, h + 2 * kv * (h // heads)) + _linear(h, h) + 2 * _linear(h, i) + _linear(i, h)
+    wide = h * _int(v, "spatial_merge_size", where, 2) ** 2
+    merger = h + _linear(wide, wide) + _linear(wide, _int(v, "out_hidden_size", where, 3584))
+    return embed + _int(v, "depth", where, 32) * block + merger
+
+
+# PaddleOCRVisionConfig's defaults where they differ from SigLIP's (those _siglip_tower falls back to)
+_PADDLEOCR_DEFAULTS = {
+    "hidden_size": 1152,
+    "intermediate_size": 4304,
+    "num_hidden_layers": 27,
+    "image_size": 384,
+    "patch_size": 14,
+}
+
+
+def _paddleocr_vl(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """PaddleOCR-VL: a SigLIP encoder without a head, then a projector over 2x2 patches.
+
+    The encoder: a biased patch convolution, (image_size / patch)² learned positions (resampled
+    per image), LayerNorm layers with biased q/k/v/o and a GELU MLP, a post-LayerNorm (rotary
+    frequencies are buffers). The projector: a LayerNorm over h, spatial_merge_size² patches
+    folded through a biased square projection and a biased projection to the text width.
+    """
+    v = {**_PADDLEOCR_DEFAULTS, **v}
+    wide = _int(v, "hidden_size", where) * _int(v, "spatial_merge_size", where, 2) ** 2
+    projector = 2 * _int(v, "hidden_size", where) + _linear(wide, wide) + _linear(wide, text_hidden)
+    return _siglip_tower(v, where, head=False) + projector
+
+
+def _minicpm_v(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """MiniCPM-V 4.6 / 4.7: a SigLIP encoder without a head, a window-attention ViT merger, an MLP merger.
+
+    The encoder: a biased patch convolution, (image_size // patch_size)² positions, SigLIP layers
+    and a post-LayerNorm (``num_patches`` is never read). The ``vit_merger`` (always built): a
+    biased attention and its LayerNorm at the ViT width, then a LayerNorm, linear_1 and linear_2
+    over the window_kernel_size-folded patches (widths ×kh·kw: hidden -> intermediate -> hidden).
+    The merger: ``merger_times`` DownsampleMLPs over 4·hidden (always ×4): LayerNorm, a square
+    projection, then to hidden (all but the last) or the text width.
+    """
+    h, i = _int(v, "hidden_size", where, 768), _int(v, "intermediate_size", where, 3072)
+    kh, kw = _pair(v, "window_kernel_size", where, 2)
+    encoder = _siglip_tower({k: x for k, x in v.items() if k != "num_patches"}, where, head=False)
+    fold = kh * kw
+    vit_merger = 4 * _linear(h, h) + 2 * h + 2 * fold * h + _linear(fold * h, fold * i) + _linear(fold * i, h)
+    wide, times = 4 * h, _int(top, "merger_times", where, 1)
+    if not times:
+        raise SpecError(f"{where}: field 'merger_times' must be positive")
+    mlp = 2 * wide + _linear(wide, wide)
+    merger = (times - 1) * (mlp + _linear(wide, h)) + mlp + _linear(wide, text_hidden)
+    return encoder + vit_merger + merger
+
+
 def _fuyu(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
     """Fuyu: no encoder; each image patch (patch_size² × num_channels values) is projected to the text width."""
     patch, channels = _int(top, "patch_size", where, 30), _int(top, "num_channels", where, 3)
@@ -350,6 +450,7 @@ TOWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], int, str], int]] = {
     "aya_vision": _aya_vision,
     "cohere2_vision": _cohere2_vision,
     "cosmos3_omni": _qwen3_vl,  # Cosmos 3 Omni: Qwen3-VL's tower
+    "exaone4_5": _exaone4_5,
     "fuyu": _fuyu,
     "gemma3": _siglip,
     "gemma4": _gemma4,
@@ -361,14 +462,18 @@ TOWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], int, str], int]] = {
     "internvl": _internvl,
     "kimi_k25": _kimi_k25,
     "lfm2_vl": _lfm2_vl,
+    "lfm3_vl": _lfm3_vl,
     "llama4": _llama4,
     "llava": _clip_llava,
     "llava_next": _clip_llava,
     "llava_next_video": _clip_llava,
     "llava_onevision1_5": _llava_onevision1_5,
     "mistral3": _pixtral,
+    "minicpmv4_6": _minicpm_v,
+    "minicpmv4_7": _minicpm_v,
     "mllama": _mllama,
     "ovis2_5": _ovis2_5,
+    "paddleocr_vl": _paddleocr_vl,
     "paligemma": _paligemma,
     "qianfan_ocr": _internvl,  # Qianfan-OCR: InternVL's InternViT and projector
     "qwen2_5_vl": _qwen2_5_vl,
