@@ -1,7 +1,7 @@
 """The survey, kept: transformers' default config of each listed model type, through rooftop.
 
 tests/data/default_configs.json (scripts/count_default_configs.py, transformers 5.25.0) holds the
-default ``to_dict()`` of 108 model types with their meta-device parameter count, of 32 multimodal
+default ``to_dict()`` of 108 model types with their meta-device parameter count, of 35 multimodal
 types (the whole image-text-to-text model: the vision tower and projector of models/vision.py
 beside the text model), and of 29 types rooftop refuses with the phrase its one-line refusal names. The stored part runs without
 transformers; the last tests re-run the survey live when transformers is importable (CI has it):
@@ -34,7 +34,7 @@ def test_the_list_covers_the_families_fixed_by_the_survey():
     fixed |= {"mamba", "mamba2", "falcon_mamba", "lara_mini"}  # the survey of 2026-12-02
     fixed |= {"ergo", "minicpm5_moe", "param2moe"}  # transformers 5.25.0's new decoders
     assert fixed <= set(COUNTED) and len(COUNTED) == 108 and len(REFUSED) == 29 and "kolibri1_1" in REFUSED
-    assert {"llava_onevision1_5", "ovis2_5"} <= set(MULTIMODAL) and len(MULTIMODAL) == 32
+    assert {"llava_onevision1_5", "ovis2_5"} <= set(MULTIMODAL) and len(MULTIMODAL) == 35
 
 
 @pytest.mark.parametrize("model_type", sorted(COUNTED))

@@ -544,3 +544,48 @@ def test_minicpm5_moe_gates_attention_and_param2_normalises_q_and_k():
     no_norms = spec_from_config({**_default("param2moe"), "use_qk_norm": False}, "param2moe")
     assert param2.param_count() - no_norms.param_count() == 21 * 2 * 64 == 2_688
     assert param2.param_count() == 17_151_124_096  # = transformers 5.25.0 (GLM-4.5's classes)
+
+
+STEP3P5_TEXT = {  # Step3p7TextConfig's defaults (transformers 5.25.0): Step 3.7's text model
+    "model_type": "step3p5",
+    "hidden_size": 4096,
+    "intermediate_size": 11264,
+    "num_hidden_layers": 45,
+    "num_attention_heads": 64,
+    "num_key_value_heads": 8,
+    "head_dim": 128,
+    "vocab_size": 128815,
+    "max_position_embeddings": 128000,
+    "n_routed_experts": 288,
+    "num_experts_per_tok": 8,
+    "moe_intermediate_size": 1280,
+    "share_expert_dim": 1280,
+    "tie_word_embeddings": False,
+}
+
+
+def test_step3p5_gate_per_head_qk_norms_and_a_shared_expert():
+    spec = spec_from_config(STEP3P5_TEXT, "step3p5")
+    h = 4096
+    # q and o (64 heads of 128), k and v (8 KV heads), g_proj (a sigmoid gate per head), q/k norms
+    attention = 2 * h * 64 * 128 + 2 * h * 8 * 128 + h * 64 + 2 * 128
+    norms = 2 * h
+    dense = 3 * h * 11264  # layers 0-2 (no mlp_layer_types, no moe_layers_enum)
+    moe = 288 * 3 * h * 1280 + 288 * h + 3 * h * 1280  # routed experts, router, share_expert_dim's expert
+    embeddings = 2 * 128815 * h + h  # untied, and the final norm
+    total = 45 * (attention + norms) + 3 * dense + 42 * moe + embeddings
+    assert spec.param_count() == total == 195_843_833_088  # = transformers 5.25.0's meta build
+    # the hub's spelling: attribute_map names, MTP-padded layer_types, 96 heads in the sliding layers
+    hub = {k: v for k, v in STEP3P5_TEXT.items() if k not in ("num_key_value_heads", "n_routed_experts")}
+    hub |= {
+        "num_attention_groups": 8,
+        "moe_num_experts": 288,
+        "moe_layers_enum": ",".join(str(i) for i in range(3, 45)),
+        "num_nextn_predict_layers": 3,
+        "layer_types": (["full_attention"] + ["sliding_attention"] * 3) * 12,
+        "sliding_window": 512,
+        "attention_other_setting": {"num_attention_heads": 96, "num_attention_groups": 8, "head_dim": 128},
+    }
+    sliding = 33  # of the first 45 layer_types: 11 groups of 1 full and 3 sliding, then 1 full (MTP: 3 more)
+    extra = sliding * (2 * h * 32 * 128 + h * 32)  # 32 more heads: q, o and their gates
+    assert spec_from_config(hub, "step3p5").param_count() == total + extra

@@ -350,3 +350,118 @@ def test_minicpmv4_6_siglip_window_merger_and_merger():
     assert vision_params({"model_type": "minicpmv4_7"}, vision, text, "x") == 157_399_552  # 4.7: the same tower
     two = {"model_type": "minicpmv4_6", "merger_times": 2}  # a second DownsampleMLP, back to the ViT width first
     assert vision_params(two, vision, text, "x") == 157_399_552 + 2 * 4 * h + (4 * h * 4 * h + 4 * h) + (4 * h * h + h)
+
+
+def test_step3p7_tower_downsamplers_and_projector():
+    # Step3p7VisionConfig's defaults; Step 3.7 text of 4096. intermediate = int(1536 x 8960/1536) = 8960
+    vision = {
+        "hidden_size": 1536,
+        "num_hidden_layers": 47,
+        "num_channels": 3,
+        "image_size": 728,
+        "patch_size": 14,
+        "mlp_ratio": 8960 / 1536,
+    }
+    h, i, TEXT_HIDDEN = 1536, 8960, 4096
+    embed = 3 * 14 * 14 * h + 52 * 52 * h + 2 * h  # bias-free patch Conv2d, 2704 positions, pre_layernorm
+    layer = (
+        2 * 2 * h + 2 * h + 4 * (h * h + h) + (h * i + i) + (i * h + h)
+    )  # 2 LayerNorms, lambda_1/2, q/k/v/out, fc1/fc2
+    downsamplers = (h * 9 * 2 * h + 2 * h) + (2 * h * 9 * 4 * h + 4 * h)  # 3x3 convs: 1536 -> 3072 -> 6144
+    projector = 4 * h * TEXT_HIDDEN  # projector_bias False
+    total = embed + 47 * layer + downsamplers + projector
+    assert vision_params({"model_type": "step3p7"}, vision, TEXT_HIDDEN, "x") == total == 1_981_014_784
+    # the hub's aliases: width / layers override hidden_size / num_hidden_layers
+    alias = {**vision, "width": h, "layers": 47, "hidden_size": 1}
+    assert vision_params({"model_type": "step3p7"}, alias, TEXT_HIDDEN, "x") == 1_981_014_784
+
+
+def test_llava_onevision_siglip_tower_projector_and_newline():
+    # transformers 5.25.0's default: SigLIP so400m/14-384 without its head, text width 4096
+    vision = {
+        "hidden_size": 1152,
+        "intermediate_size": 4304,
+        "num_hidden_layers": 26,
+        "num_attention_heads": 16,
+        "image_size": 384,
+        "patch_size": 14,
+        "vision_use_head": False,
+    }
+    h, i, t = 1152, 4304, 4096
+    layer = 4 * (h * h + h) + (h * i + i) + (i * h + h) + 4 * h  # q/k/v/out, fc1, fc2, two LayerNorms
+    siglip = (3 * 14 * 14 * h + h) + 27 * 27 * h + 2 * h + 26 * layer  # patches, 729 positions, post-norm
+    projector = (h * t + t) + (t * t + t)  # linear_1, linear_2
+    newline = t  # image_newline
+    assert (
+        vision_params({"model_type": "llava_onevision"}, vision, t, "x") == siglip + projector + newline == 419_255_840
+    )
+
+
+def test_hyperclovax_vision_v2_qwen2_5_vl_tower_and_projector():
+    # transformers 5.25.0's default: Qwen2.5-VL's ViT (32 blocks of 3584), text width 4096
+    vision = {
+        "model_type": "qwen2_5_vl_vision",
+        "depth": 32,
+        "hidden_size": 3584,
+        "intermediate_size": 3420,
+        "num_heads": 16,
+        "in_channels": 3,
+        "patch_size": 14,
+        "spatial_merge_size": 2,
+        "temporal_patch_size": 2,
+        "out_hidden_size": 3584,
+    }
+    h, i, out, t = 3584, 3420, 3584, 4096
+    block = 2 * h + (h * 3 * h + 3 * h) + (h * h + h) + 2 * (h * i + i) + (i * h + h)  # norms, qkv, proj, gate/up, down
+    embed = 3 * 2 * 14 * 14 * h  # bias-free Conv3d
+    wide = 4 * h  # 2x2 patches merged
+    merger = h + (wide * wide + wide) + (wide * out + out)  # ln_q, mlp.0, mlp.2
+    projector = out * t + t
+    expected = embed + 32 * block + merger + projector
+    assert vision_params({"model_type": "hyperclovax_vision_v2"}, vision, t, "x") == expected == 3_097_709_312
+
+
+def test_lighton_ocr_pixtral_tower_and_projector():
+    # transformers 5.25.0's default: a Pixtral encoder (24 layers of 1024, 14-pixel patches), text width 1024
+    vision = {
+        "model_type": "pixtral",
+        "hidden_size": 1024,
+        "intermediate_size": 4096,
+        "num_hidden_layers": 24,
+        "num_attention_heads": 16,
+        "head_dim": 64,
+        "num_channels": 3,
+        "image_size": 1540,
+        "patch_size": 14,
+    }
+    h, i, t = 1024, 4096, 1024
+    layer = 4 * h * h + 3 * h * i + 2 * h  # q/k/v/o, gate/up/down, attention_norm + ffn_norm (no biases)
+    encoder = 3 * 14 * 14 * h + h + 24 * layer  # patch_conv, ln_pre
+    projector = h + (4 * h) * h + h * t + t * t  # norm, patch_merger (2x2 -> h), linear_1, linear_2
+    assert vision_params({"model_type": "lighton_ocr"}, vision, t, "x") == encoder + projector == 409_597_952
+
+
+def test_glm_ocr_tower():
+    # transformers 5.25.0's default: 24 blocks of 1024, 16 heads, merged to 1536
+    vision = {
+        "model_type": "glm_ocr_vision",
+        "depth": 24,
+        "hidden_size": 1024,
+        "attention_bias": True,
+        "num_heads": 16,
+        "in_channels": 3,
+        "image_size": 336,
+        "patch_size": 14,
+        "spatial_merge_size": 2,
+        "temporal_patch_size": 2,
+        "out_hidden_size": 1536,
+        "intermediate_size": 4096,
+    }
+    h, i, out = 1024, 4096, 1536
+    embed = 3 * 2 * 14 * 14 * h + h  # patch_embed.proj, a biased Conv3d
+    # norm1/norm2, qkv, proj, q_norm/k_norm (head_dim 64), gate/up, down: all biased
+    block = 2 * h + (h * 3 * h + 3 * h) + (h * h + h) + 2 * 64 + 2 * (h * i + i) + (i * h + h)
+    downsample = (h * 2 * 2) * out + out  # Conv2d over 2x2 patches
+    merger = out * out + 2 * out + 3 * out * (3 * out)  # proj, post_projection_norm, gate/up/down (out x in_channels)
+    expected = embed + 24 * block + h + downsample + merger  # h: post_layernorm
+    assert vision_params({"model_type": "glm_ocr"}, vision, 1024, "x") == expected == 434_120_192

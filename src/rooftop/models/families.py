@@ -3,7 +3,9 @@
 ``FAMILIES`` holds what differs from a Llama-style decoder (norm, MLP, biases, q/k norms...) and,
 under ``fields``, defaults transformers applies to fields a config may omit; ``promote`` lifts
 fields a family nests (DBRX's ``attn_config.kv_n_heads``) or names otherwise (Ergo's
-``first_dense_intermediate_size``) to the names rooftop reads;
+``first_dense_intermediate_size``) to the names rooftop reads; ``mtp_padded``: per-layer lists
+that may carry one trailing entry per MTP layer (``num_nextn_predict_layers``), dropped as
+transformers does;
 ``dense_prefix`` is the number of leading dense layers transformers builds when a config has no
 ``mlp_layer_types``, whatever ``first_k_dense_replace`` says; ``drop_fields`` are fields
 transformers' class never reads (Hunyuan's per-layer ``moe_intermediate_size``); ``qk_norm_field``
@@ -134,6 +136,7 @@ FAMILIES: dict[str, dict[str, Any]] = {
     "glm": {"qkv_bias": True, "o_bias": False},
     "glm4": {"qkv_bias": True, "o_bias": False, "norms_per_layer": 4},
     "glm4v_text": {"qkv_bias": True, "o_bias": False, "norms_per_layer": 4},  # GLM-4.1V's language model
+    "glm_ocr_text": {"norms_per_layer": 4},  # GLM-OCR's: GLM-4's norms after attention and MLP
     "gpt_oss": {**ALL_BIASES, "mlp_bias": False, "attn_sinks": True, "expert_bias": True, "router_bias": True},
     "llama4_text": {"shared_experts": 1},
     # Llama 3.2 Vision: Llama layers and cross-attention layers only an image runs (models/layouts.py)
@@ -345,6 +348,27 @@ FAMILIES: dict[str, dict[str, Any]] = {
         "fields": {"first_k_dense_replace": 1, "linear_num_heads": 32, "linear_head_dim": 128},
     },
     "bailing_hybrid": {"linear_kind": "kda", "head_gate": True, "fields": {"first_k_dense_replace": 2}},
+    # Step 3.5 / Step 3.7's text model (transformers 5.25.0's step3p7, Step3p7TextConfig): per-head
+    # q/k norms, a sigmoid gate per head (g_proj; "per-element" gating: one per channel) and the
+    # sliding layers' own head count (layouts._step3p5); one shared expert share_expert_dim wide
+    # beside the routed ones; the router's e_score_correction_bias is a buffer. Without
+    # mlp_layer_types or moe_layers_enum layers 0-2 are dense. The hub's configs use the
+    # attribute_map names and pad layer_types with the MTP layers (mtp_padded), which transformers
+    # splits off and never builds.
+    "step3p5": {
+        "qk_norm": True,
+        "dense_prefix": 3,
+        "mtp_padded": True,
+        "promote": {
+            "share_expert_dim": "shared_expert_intermediate_size",
+            "share_expert_dims": "shared_expert_intermediate_size",
+            "num_attention_groups": "num_key_value_heads",
+            "moe_num_experts": "num_local_experts",
+            "moe_top_k": "num_experts_per_tok",
+            "attention_other_setting.num_attention_heads": "num_sliding_attention_heads",
+        },
+        "fields": {"shared_expert_intermediate_size": 1280},  # share_expert_dim's default
+    },
     "nanochat": {
         "norm_affine": False,
         "gated_mlp": False,

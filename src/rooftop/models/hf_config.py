@@ -90,6 +90,8 @@ def spec_from_config(config: Any, name: str, where: str = "config.json") -> Mode
     nested = TEXT_CONFIG_FIELDS.get(model_type, {}) if config is not top else {}
     drop = arch.get("drop_fields", ())  # fields transformers' class never reads
     given = {k: v for k, v in config.items() if v is not None and k not in drop}
+    if arch.get("mtp_padded"):
+        given = _mtp_unpadded(given)
     lifted = check_config(_promoted(given, arch), where)  # typed and bounded like top-level fields
     config = {**arch.get("fields", {}), **nested, **lifted, **given}
     try:
@@ -129,6 +131,17 @@ def _promoted(config: dict[str, Any], arch: dict[str, Any]) -> dict[str, Any]:
         if isinstance(section, dict) and section.get(inner) is not None:
             out[name] = section[inner]
     return out
+
+
+def _mtp_unpadded(config: dict[str, Any]) -> dict[str, Any]:
+    """``layer_types`` and ``mlp_layer_types`` less the trailing entries of MTP layers transformers never builds."""
+    layers, mtp = config.get("num_hidden_layers"), config.get("num_nextn_predict_layers")
+    if not isinstance(layers, int) or not isinstance(mtp, int) or mtp <= 0:
+        return config
+    lists = ("layer_types", "mlp_layer_types")
+    return {
+        k: v[:layers] if k in lists and isinstance(v, list) and len(v) == layers + mtp else v for k, v in config.items()
+    }
 
 
 def _nested_decoder(config: dict[str, Any]) -> str:

@@ -158,6 +158,21 @@ def _laguna(config: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _step3p5(config: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """Step 3.5 / 3.7 (``Step3p7Attention``): the sliding layers' own head count, a gate per head or channel.
+
+    ``num_sliding_attention_heads`` (the hub's ``attention_other_setting.num_attention_heads``,
+    promoted; its other keys transformers ignores) for the sliding layers, ``num_attention_heads``
+    for the others. ``gating`` true or "per-head": g_proj hidden -> heads; any other value one gate
+    per channel (hidden -> heads × head_dim): transformers builds g_proj either way.
+    """
+    mixers = fields.get("mixers") or ("full",) * fields["layers"]
+    sliding = count_field(config, "num_sliding_attention_heads", fields["heads"], minimum=1)
+    per_layer = [sliding if kind == "sliding" else fields["heads"] for kind in mixers]
+    gating = True if config.get("gating", True) in (True, "per-head") else "per-element"
+    return _laguna({**config, "num_attention_heads_per_layer": per_layer, "gating": gating}, fields)
+
+
 def _longcat(config: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
     """LongCat-Flash: each of ``num_layers`` blocks holds two MLA sublayers, two dense MLPs and a shortcut MoE.
 
@@ -290,6 +305,7 @@ LAYOUTS: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] =
     "lfm2_moe": functools.partial(_lfm2, adjust=False),
     "lfm3": functools.partial(_lfm2, adjust=False, lfm3=True),
     "laguna": _laguna,
+    "step3p5": _step3p5,
     "longcat_flash": _longcat,
     "opt": _opt,
     "biogpt": lambda config, fields: {"position_offset": 2},  # BioGPT's table: max_position_embeddings + 2

@@ -440,6 +440,109 @@ def _minicpm_v(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: 
     return encoder + vit_merger + merger
 
 
+def _step3p7(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """Step 3.7: a bias-free patch Conv2d, a position per patch, a pre-LayerNorm, layer-scaled blocks, two downsamplers.
+
+    Blocks: two LayerNorms, two layer scales (lambda_1/2), biased q/k/v/out projections and a biased
+    quick-GELU MLP ``int(hidden × mlp_ratio)`` wide (the config's ``intermediate_size`` is overwritten);
+    the hub's ``width`` and ``layers`` override hidden_size and num_hidden_layers. Two biased 3×3
+    stride-2 Conv2d downsamplers (hidden -> 2·hidden -> 4·hidden), then one projection to the text
+    width (``projector_bias``, default False).
+    """
+    h = _int(v, "width", where, _int(v, "hidden_size", where, 1536))
+    ratio = v.get("mlp_ratio", 8960 / 1536)
+    if isinstance(ratio, bool) or not isinstance(ratio, int | float) or ratio <= 0:
+        raise SpecError(f"{where}: vision_config field 'mlp_ratio' must be a positive number, got {ratio!r}")
+    i, patch = int(h * ratio), _patch(v, where, 14)
+    embed = (
+        _int(v, "num_channels", where, 3) * patch * patch * h + (_int(v, "image_size", where, 728) // patch) ** 2 * h
+    )
+    layer = 2 * 2 * h + 2 * h + 4 * _linear(h, h) + _linear(h, i) + _linear(i, h)
+    downsamplers = _linear(h * 9, 2 * h) + _linear(2 * h * 9, 4 * h)
+    layers = _int(v, "layers", where, _int(v, "num_hidden_layers", where, 47))
+    return (
+        embed
+        + 2 * h
+        + layers * layer
+        + downsamplers
+        + _linear(4 * h, text_hidden, bool(top.get("projector_bias", False)))
+    )
+
+
+def _llava_onevision(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """LLaVA-OneVision: a SigLIP encoder, a two-layer projector and an ``image_newline`` vector.
+
+    ``vision_tower`` is SigLIP's vision model (its head only with ``vision_use_head``); the
+    ``multi_modal_projector`` maps hidden × the number of ``vision_feature_layer`` layers to the
+    text width and then text -> text (biases with ``multimodal_projector_bias``); ``image_newline``
+    is one vector at the text width.
+    """
+    layers = top.get("vision_feature_layer", -1)
+    width = _int(v, "hidden_size", where, 768) * (len(layers) if isinstance(layers, list) else 1)
+    bias = bool(top.get("multimodal_projector_bias", True))
+    projector = _linear(width, text_hidden, bias) + _linear(text_hidden, text_hidden, bias)
+    return _siglip_tower(v, where) + projector + text_hidden
+
+
+def _hyperclovax_vision(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """HyperCLOVA X Vision v2: Qwen2.5-VL's ViT and merger, then one biased projection to the text width.
+
+    ``vision_model`` (Qwen2_5_VisionTransformerPretrainedModel): a bias-free Conv3d over
+    (temporal_patch_size, patch, patch) patches; blocks with two RMSNorms, biased qkv and proj and a
+    biased gated MLP; the merger (RMSNorm, two biased projections over spatial_merge_size² patches
+    to ``out_hidden_size``). ``projector``: out_hidden_size -> text width, biased.
+    """
+    h, i = _int(v, "hidden_size", where, 3584), _int(v, "intermediate_size", where, 3420)
+    patch, frames = _patch(v, where, 14), _int(v, "temporal_patch_size", where, 2)
+    merge, out = _int(v, "spatial_merge_size", where, 2), _int(v, "out_hidden_size", where, 3584)
+    layer = 2 * h + _linear(h, 3 * h) + _linear(h, h) + 2 * _linear(h, i) + _linear(i, h)
+    wide = h * merge * merge
+    merger = h + _linear(wide, wide) + _linear(wide, out)
+    embed = _int(v, "in_channels", where, 3) * frames * patch * patch * h
+    return embed + _int(v, "depth", where, 32) * layer + merger + _linear(out, text_hidden)
+
+
+def _lighton_ocr(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """LightOnOCR: a Pixtral encoder and a bias-free projector with a patch merger.
+
+    ``vision_encoder`` (PixtralVisionModel): a bias-free patch convolution, ``ln_pre`` (RMSNorm);
+    layers of bias-free q/k/v/o, a bias-free gated MLP and two RMSNorms. ``vision_projection``: an
+    RMSNorm, a merger folding spatial_merge_size² patches back to hidden (bias-free), then
+    hidden -> text width -> text width, both bias-free.
+    """
+    h, i = _int(v, "hidden_size", where, 1024), _int(v, "intermediate_size", where, 4096)
+    patch, merge = _patch(v, where, 16), _int(top, "spatial_merge_size", where, 2)
+    layer = 4 * h * h + 3 * h * i + 2 * h
+    encoder = (
+        _int(v, "num_channels", where, 3) * patch * patch * h + h + _int(v, "num_hidden_layers", where, 24) * layer
+    )
+    projector = h + h * merge * merge * h + h * text_hidden + text_hidden * text_hidden
+    return encoder + projector
+
+
+def _glm_ocr(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """GLM-OCR: GLM-4V's tower without its position table, with q/k norms and a biased MLP.
+
+    A biased Conv3d over (temporal_patch_size, patch, patch) patches; blocks of two RMSNorms,
+    qkv and proj (biases with ``attention_bias``), RMS q/k norms of hidden / num_heads and a gated
+    MLP ``intermediate_size`` wide (biases with ``attention_bias``); a final RMSNorm; a biased
+    Conv2d merging spatial_merge_size² patches to ``out_hidden_size``; the merger (bias-free
+    projection, LayerNorm, bias-free gated MLP out_hidden_size × in_channels wide). No projector.
+    """
+    h, out = _int(v, "hidden_size", where, 1024), _int(v, "out_hidden_size", where, 1536)
+    i, heads = _int(v, "intermediate_size", where, 4096), _int(v, "num_heads", where, 16)
+    if not heads:
+        raise SpecError(f"{where}: vision_config field 'num_heads' must be positive")
+    patch, channels = _patch(v, where, 14), _int(v, "in_channels", where, 3)
+    frames, merge = _int(v, "temporal_patch_size", where, 2), _int(v, "spatial_merge_size", where, 2)
+    bias = bool(v.get("attention_bias", True))
+    block = 2 * h + _linear(h, 3 * h, bias) + _linear(h, h, bias) + 2 * (h // heads)
+    block += 2 * _linear(h, i, bias) + _linear(i, h, bias)
+    embed = _linear(channels * frames * patch * patch, h)
+    merger = out * out + 2 * out + 3 * out * out * channels
+    return embed + _int(v, "depth", where, 24) * block + h + _linear(h * merge * merge, out) + merger
+
+
 def _fuyu(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
     """Fuyu: no encoder; each image patch (patch_size² × num_channels values) is projected to the text width."""
     patch, channels = _int(top, "patch_size", where, 30), _int(top, "num_channels", where, 3)
@@ -457,20 +560,24 @@ TOWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], int, str], int]] = {
     "glm46v": _glm4v,
     "glm4v": _glm4v,
     "glm4v_moe": _glm4v,
+    "glm_ocr": _glm_ocr,
     "glmga": _glm4v,  # GLM-GA: GLM-4V's tower
+    "hyperclovax_vision_v2": _hyperclovax_vision,
     "idefics3": _idefics3,
     "internvl": _internvl,
     "kimi_k25": _kimi_k25,
     "lfm2_vl": _lfm2_vl,
     "lfm3_vl": _lfm3_vl,
+    "lighton_ocr": _lighton_ocr,
     "llama4": _llama4,
     "llava": _clip_llava,
     "llava_next": _clip_llava,
     "llava_next_video": _clip_llava,
+    "llava_onevision": _llava_onevision,
     "llava_onevision1_5": _llava_onevision1_5,
-    "mistral3": _pixtral,
     "minicpmv4_6": _minicpm_v,
     "minicpmv4_7": _minicpm_v,
+    "mistral3": _pixtral,
     "mllama": _mllama,
     "ovis2_5": _ovis2_5,
     "paddleocr_vl": _paddleocr_vl,
@@ -484,6 +591,7 @@ TOWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], int, str], int]] = {
     "qwen3_vl_moe": _qwen3_vl,
     "shieldgemma2": _siglip,  # ShieldGemma 2: Gemma 3's SigLIP tower and projector
     "smolvlm": _idefics3,
+    "step3p7": _step3p7,
     "video_llava": _clip_llava,
     "vipllava": _clip_llava,
 }
