@@ -114,16 +114,21 @@ def steady(prom: Prometheus, probe: str, query: str, jobs: int, limit: float) ->
     evaluations divide a whole counter (thousands; ``limit`` rules them out), the next ones
     extrapolate from two or three samples (2.26 for 3.0 once) — and a scrape served late by a
     stalled process inflates one window (277 for 100 once). So two evaluations a second apart
-    must agree within 1 % before ``query`` is read, two evaluations later.
+    must agree within 1 % before ``query`` is read, two evaluations later. They must be two
+    evaluations, not one read twice: a query a second later can return the same recorded sample
+    (1.5 for 2.0 passed as settled once), so each reading carries its sample's own timestamp.
     """
     deadline = time.monotonic() + 60
     values: dict[str, float] = {}
     before: dict[str, float] = {}
+    stamped: dict[str, float] = {}
     while time.monotonic() < deadline:
         time.sleep(1)
         rate = {s["metric"]["job"]: float(s["value"][1]) for s in prom.query(probe)}
+        stamps = {s["metric"]["job"]: float(s["value"][1]) for s in prom.query(f"timestamp({probe})")}
         settled = rate.keys() == before.keys() and all(abs(rate[j] - before[j]) <= 0.01 * before[j] for j in rate)
-        before = rate
+        settled = settled and all(stamps.get(j) != stamped.get(j) for j in rate)
+        before, stamped = rate, stamps
         if len(rate) == jobs and max(rate.values()) < limit and settled:
             time.sleep(2)
             values = {s["metric"]["job"]: float(s["value"][1]) for s in prom.query(query)}
