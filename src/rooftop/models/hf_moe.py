@@ -55,11 +55,9 @@ def dense_layers(config: dict[str, Any], model_type: str, layers: int) -> tuple[
     if (enum := config.get("moe_layers_enum")) is not None:  # Step 3.5: the routed layers, "3,4,...,44"
         items = enum.split(",") if isinstance(enum, str) else enum
         try:
-            routed = {int(i) for i in items if str(i).strip()} if isinstance(items, list) else None
-        except ValueError:
-            routed = None
-        if routed is None:
-            raise SpecError(f"field 'moe_layers_enum' must list layer indices, got {str(enum)[:40]!r}")
+            routed = {int(i) for i in items if str(i).strip()}
+        except (TypeError, ValueError):
+            raise SpecError(f"field 'moe_layers_enum' must list layer indices, got {str(enum)[:40]!r}") from None
         return tuple(i for i in range(layers) if i not in routed)
     if prefix := FAMILIES.get(model_type, LLAMA).get("dense_prefix"):
         return tuple(range(min(prefix, layers)))
