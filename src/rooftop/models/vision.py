@@ -128,14 +128,18 @@ def _clip_llava(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where:
     a LayerNorm over the concatenated feature layers first; Video-LLaVA a second CLIP tower for video.
     """
     model_type = top.get("model_type")
+    towers = 2 if model_type == "video_llava" else 1  # image_tower and video_tower
+    newline = text_hidden if model_type in ("llava_next", "llava_next_video") else 0  # image_newline
+    return towers * _clip_tower(v, where) + _llava_projector(top, v, text_hidden, where) + newline
+
+
+def _llava_projector(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """LLaVA's two-layer projector over the ``vision_feature_layer`` states (VipLlava's: a LayerNorm first)."""
     feature_layers = top.get("vision_feature_layer", -2)
     width = _int(v, "hidden_size", where, 1024) * (len(feature_layers) if isinstance(feature_layers, list) else 1)
     bias = bool(top.get("multimodal_projector_bias", True))
     projector = _linear(width, text_hidden, bias) + _linear(text_hidden, text_hidden, bias)
-    projector += 2 * width if model_type == "vipllava" else 0
-    towers = 2 if model_type == "video_llava" else 1  # image_tower and video_tower
-    newline = text_hidden if model_type in ("llava_next", "llava_next_video") else 0  # image_newline
-    return towers * _clip_tower(v, where) + projector + newline
+    return projector + (2 * width if top.get("model_type") == "vipllava" else 0)
 
 
 def _pixtral(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
@@ -150,11 +154,20 @@ def _pixtral(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: st
 
 
 def _qwen2_5_vl(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
-    """Qwen2.5-VL: ViT with RMSNorms, biased qkv/proj and gated MLP; merger MLP over 2x2 patches."""
+    """Qwen2.5-VL: ViT with RMSNorms, biased qkv/proj and gated MLP; merger MLP over 2x2 patches.
+
+    EXAONE 4.5's ViT is this one with grouped key/value heads: ``num_key_value_heads`` of
+    hidden / num_heads each in the fused qkv.
+    """
     h, i, patch = _int(v, "hidden_size", where), _int(v, "intermediate_size", where), _int(v, "patch_size", where)
     temporal, merge = _int(v, "temporal_patch_size", where, 2), _int(v, "spatial_merge_size", where, 2)
     out = _int(v, "out_hidden_size", where, text_hidden)
-    layer = 2 * h + _linear(h, 3 * h) + _linear(h, h) + 2 * _linear(h, i) + _linear(i, h)
+    heads = _int(v, "num_heads", where, 16)
+    kv = _int(v, "num_key_value_heads", where, heads)
+    if not heads:
+        raise SpecError(f"{where}: vision_config field 'num_heads' must be positive")
+    qkv = 3 * h if kv == heads else h + 2 * kv * (h // heads)
+    layer = 2 * h + _linear(h, qkv) + _linear(h, h) + 2 * _linear(h, i) + _linear(i, h)
     wide = h * merge * merge
     merger = h + _linear(wide, wide) + _linear(wide, out)
     return 3 * temporal * patch * patch * h + _int(v, "depth", where) * layer + merger
@@ -372,27 +385,6 @@ def _lfm3_vl(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: st
     return embed + layers + 2 * h + _linear(wide, width, bias) + _linear(width, text_hidden, bias)
 
 
-def _exaone4_5(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
-    """EXAONE 4.5: Qwen2.5-VL's ViT with grouped-query attention, and its patch merger.
-
-    A bias-free Conv3d over (temporal_patch_size, patch, patch) patches; ``depth`` blocks of two
-    RMSNorms, a biased fused qkv (``num_heads`` query heads and ``num_key_value_heads`` key/value
-    heads of head_dim = h / num_heads), a biased output projection and a biased gated MLP
-    ``intermediate_size`` wide; the merger: an RMSNorm over h, then spatial_merge_size² patches
-    through two biased projections to ``out_hidden_size`` (transformers' default 3584, not the text width).
-    """
-    h, i = _int(v, "hidden_size", where, 3584), _int(v, "intermediate_size", where, 3420)
-    heads, kv = _int(v, "num_heads", where, 16), _int(v, "num_key_value_heads", where, 8)
-    if not heads:
-        raise SpecError(f"{where}: vision_config field 'num_heads' must be positive")
-    patch, frames = _patch(v, where, 14), _int(v, "temporal_patch_size", where, 2)
-    embed = _int(v, "in_channels", where, 3) * frames * patch * patch * h
-    block = 2 * h + _linear(h, h + 2 * kv * (h // heads)) + _linear(h, h) + 2 * _linear(h, i) + _linear(i, h)
-    wide = h * _int(v, "spatial_merge_size", where, 2) ** 2
-    merger = h + _linear(wide, wide) + _linear(wide, _int(v, "out_hidden_size", where, 3584))
-    return embed + _int(v, "depth", where, 32) * block + merger
-
-
 # PaddleOCRVisionConfig's defaults where they differ from SigLIP's (those _siglip_tower falls back to)
 _PADDLEOCR_DEFAULTS = {
     "hidden_size": 1152,
@@ -460,13 +452,8 @@ def _step3p7(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: st
     layer = 2 * 2 * h + 2 * h + 4 * _linear(h, h) + _linear(h, i) + _linear(i, h)
     downsamplers = _linear(h * 9, 2 * h) + _linear(2 * h * 9, 4 * h)
     layers = _int(v, "layers", where, _int(v, "num_hidden_layers", where, 47))
-    return (
-        embed
-        + 2 * h
-        + layers * layer
-        + downsamplers
-        + _linear(4 * h, text_hidden, bool(top.get("projector_bias", False)))
-    )
+    projector = _linear(4 * h, text_hidden, bool(top.get("projector_bias", False)))
+    return embed + 2 * h + layers * layer + downsamplers + projector
 
 
 def _llava_onevision(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
@@ -477,47 +464,18 @@ def _llava_onevision(top: dict[str, Any], v: dict[str, Any], text_hidden: int, w
     text width and then text -> text (biases with ``multimodal_projector_bias``); ``image_newline``
     is one vector at the text width.
     """
-    layers = top.get("vision_feature_layer", -1)
-    width = _int(v, "hidden_size", where, 768) * (len(layers) if isinstance(layers, list) else 1)
-    bias = bool(top.get("multimodal_projector_bias", True))
-    projector = _linear(width, text_hidden, bias) + _linear(text_hidden, text_hidden, bias)
-    return _siglip_tower(v, where) + projector + text_hidden
+    return _siglip_tower(v, where) + _llava_projector(top, v, text_hidden, where) + text_hidden
 
 
 def _hyperclovax_vision(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
-    """HyperCLOVA X Vision v2: Qwen2.5-VL's ViT and merger, then one biased projection to the text width.
-
-    ``vision_model`` (Qwen2_5_VisionTransformerPretrainedModel): a bias-free Conv3d over
-    (temporal_patch_size, patch, patch) patches; blocks with two RMSNorms, biased qkv and proj and a
-    biased gated MLP; the merger (RMSNorm, two biased projections over spatial_merge_size² patches
-    to ``out_hidden_size``). ``projector``: out_hidden_size -> text width, biased.
-    """
-    h, i = _int(v, "hidden_size", where, 3584), _int(v, "intermediate_size", where, 3420)
-    patch, frames = _patch(v, where, 14), _int(v, "temporal_patch_size", where, 2)
-    merge, out = _int(v, "spatial_merge_size", where, 2), _int(v, "out_hidden_size", where, 3584)
-    layer = 2 * h + _linear(h, 3 * h) + _linear(h, h) + 2 * _linear(h, i) + _linear(i, h)
-    wide = h * merge * merge
-    merger = h + _linear(wide, wide) + _linear(wide, out)
-    embed = _int(v, "in_channels", where, 3) * frames * patch * patch * h
-    return embed + _int(v, "depth", where, 32) * layer + merger + _linear(out, text_hidden)
+    """HyperCLOVA X Vision v2: Qwen2.5-VL's ViT and merger, then one biased projection to the text width."""
+    out = _int(v, "out_hidden_size", where, text_hidden)
+    return _qwen2_5_vl(top, v, text_hidden, where) + _linear(out, text_hidden)
 
 
 def _lighton_ocr(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
-    """LightOnOCR: a Pixtral encoder and a bias-free projector with a patch merger.
-
-    ``vision_encoder`` (PixtralVisionModel): a bias-free patch convolution, ``ln_pre`` (RMSNorm);
-    layers of bias-free q/k/v/o, a bias-free gated MLP and two RMSNorms. ``vision_projection``: an
-    RMSNorm, a merger folding spatial_merge_size² patches back to hidden (bias-free), then
-    hidden -> text width -> text width, both bias-free.
-    """
-    h, i = _int(v, "hidden_size", where, 1024), _int(v, "intermediate_size", where, 4096)
-    patch, merge = _patch(v, where, 16), _int(top, "spatial_merge_size", where, 2)
-    layer = 4 * h * h + 3 * h * i + 2 * h
-    encoder = (
-        _int(v, "num_channels", where, 3) * patch * patch * h + h + _int(v, "num_hidden_layers", where, 24) * layer
-    )
-    projector = h + h * merge * merge * h + h * text_hidden + text_hidden * text_hidden
-    return encoder + projector
+    """LightOnOCR: Mistral 3's Pixtral encoder, merger and projector, the projections without biases."""
+    return _pixtral({**top, "multimodal_projector_bias": False}, v, text_hidden, where)
 
 
 def _glm_ocr(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
@@ -553,7 +511,7 @@ TOWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], int, str], int]] = {
     "aya_vision": _aya_vision,
     "cohere2_vision": _cohere2_vision,
     "cosmos3_omni": _qwen3_vl,  # Cosmos 3 Omni: Qwen3-VL's tower
-    "exaone4_5": _exaone4_5,
+    "exaone4_5": _qwen2_5_vl,  # EXAONE 4.5: Qwen2.5-VL's ViT with grouped KV heads
     "fuyu": _fuyu,
     "gemma3": _siglip,
     "gemma4": _gemma4,
