@@ -86,10 +86,12 @@ def test_metric_definitions_by_hand() -> None:
         (b'{"choices": [{"index": 0, "text": ""}]}', True),
         (b'{"choices": [{"index": 0, "delta": {"content": ""}}]}', True),
         (b'{"choices": [{"index": 0, "delta": {"content": "x"}, "finish_reason": "length"}]}', True),
+        # vLLM 0.32's last token when the detokenizer holds its text back: a token (E2E ends here)
+        (b'{"choices": [{"index": 0, "text": "", "finish_reason": "length"}]}', True),
         (b'{"choices": [{"index": 0, "delta": {"content": null, "reasoning_content": "hm"}}]}', True),
-        # a chat role announcement, an empty end marker, a usage-only chunk: no token
+        # a chat role announcement, a chat end marker without content, a usage-only chunk: no token
         (b'{"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}', False),
-        (b'{"choices": [{"index": 0, "text": "", "finish_reason": "stop"}]}', False),
+        (b'{"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}', False),
         (b'{"choices": [], "usage": {"completion_tokens": 7}}', False),
         (b'{"choices": [{"index": 0, "delta": {"tool_calls": []}}]}', False),
     ],

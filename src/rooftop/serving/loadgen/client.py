@@ -4,11 +4,13 @@ Times are ``time.perf_counter()`` seconds. A chunk is a *token chunk* when a cho
 generated text: ``choices[i].text`` (completions) or ``choices[i].delta.content`` (chat; or a
 reasoning model's ``delta.reasoning_content``), **even when that text is empty** — a
 detokenizer holds back the text of a token that ends inside a UTF-8 character (byte-fallback
-tokens) or of a special token, yet the token was generated then;
-`vllm bench serve` times these chunks too. Not token chunks: a usage-only chunk (no choices), a
-chat role announcement (``delta.role`` with empty content), and an empty chunk that only carries
-``finish_reason``. Output tokens come from ``usage.completion_tokens`` (we send
-``stream_options.include_usage``); without usage, the number of token chunks stands in.
+tokens) or of a special token, yet the token was generated then. That includes the last chunk:
+vLLM sends the request's last token with its ``finish_reason``, as ``"text": ""`` when its text
+is held back, and its own E2E ends there (`vllm bench serve` times every chunk with choices too).
+Not token chunks: a usage-only chunk (no choices), a chat role announcement (``delta.role`` with
+empty content) and a choice with no text field at all (a chat end marker ``"delta": {}``).
+Output tokens come from ``usage.completion_tokens`` (we send ``stream_options.include_usage``);
+without usage, the number of token chunks stands in.
 """
 
 from __future__ import annotations
@@ -154,13 +156,8 @@ def _carries_token(choice: _Choice) -> bool:
     if choice.delta is not msgspec.UNSET:
         delta = choice.delta or _Delta()
         text = next((t for t in (delta.content, delta.reasoning_content, delta.reasoning) if t is not None), None)
-        if text is None or (not text and delta.role is not msgspec.UNSET):
-            return False
-    else:
-        if choice.text is None or choice.text is msgspec.UNSET:
-            return False
-        text = choice.text
-    return bool(text) or not choice.finish_reason
+        return text is not None and (bool(text) or delta.role is msgspec.UNSET)  # not a role announcement
+    return choice.text is not None and choice.text is not msgspec.UNSET
 
 
 def _usage(rec: RequestRecord, usage: _Usage) -> None:
