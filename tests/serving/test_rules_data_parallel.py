@@ -43,39 +43,52 @@ def exposition(kv: list[float], elapsed_s: float, engine: str = "vllm") -> str:
     return "\n".join(lines) + "\n"
 
 
-@pytest.fixture(params=["vllm", "ray-vllm"])
-def stubs(request: pytest.FixtureRequest) -> Iterator[dict[str, str]]:
-    engine = request.param
+ENGINES = ("vllm", "ray-vllm")
+
+
+@pytest.fixture
+def stubs() -> Iterator[dict[str, str]]:
+    """Job name ("vllm-one", "ray-vllm-two", …) -> host:port of its stub."""
     servers = {
-        "one": serve_metrics(lambda s: exposition([0.2], s, engine)),
-        "two": serve_metrics(lambda s: exposition([0.2, 0.4], s, engine)),
+        f"{engine}-{job}": serve_metrics(lambda s, kv=kv, engine=engine: exposition(kv, s, engine))
+        for engine in ENGINES
+        for job, kv in (("one", [0.2]), ("two", [0.2, 0.4]))
     }
-    yield {"engine": engine} | {job: f"127.0.0.1:{srv.server_address[1]}" for job, srv in servers.items()}
+    yield {job: f"127.0.0.1:{srv.server_address[1]}" for job, srv in servers.items()}
     for srv in servers.values():
         srv.shutdown()
         srv.server_close()
 
 
 def _steady(prom: Prometheus, query: str) -> dict[str, float]:
-    return steady(prom, "rooftop:prompt_tokens:rate", query, jobs=2, limit=1000)
+    return steady(prom, "rooftop:prompt_tokens:rate", query, jobs=4, limit=1000)
 
 
 def test_two_engines_count_per_engine(tmp_path: Path, stubs: dict[str, str]) -> None:
-    rules = tmp_path / "rooftop.yml"
-    engine = stubs.pop("engine")
-    args = ("rules", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--engine", engine, "--window", "4s", "-o", str(rules))
-    proc = run_cli(*args)
-    assert proc.returncode == 0, proc.stderr
-    prom = Prometheus(tmp_path, stubs, [rules])
+    # Both engines' rules in one Prometheus (one wait for settled windows, not two), each file
+    # named and scoped to its own jobs, as two deployments of one model would be.
+    files = []
+    for engine in ENGINES:
+        rules = tmp_path / f"{engine}.yml"
+        args = ("rules", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--engine", engine, "--window", "4s")
+        proc = run_cli(*args, "--name", engine, "--selector", f'job=~"{engine}-.*"', "-o", str(rules))
+        assert proc.returncode == 0, proc.stderr
+        files.append(rules)
+    prom = Prometheus(tmp_path, stubs, files)
     try:
         mfu = _steady(prom, 'rooftop:mfu{phase="total"}')
-        assert mfu["one"] > 0 and mfu["two"] == pytest.approx(mfu["one"], rel=0.02)
         mbu = _steady(prom, 'rooftop:mbu{phase="decode"}')
-        assert mbu["two"] == pytest.approx(mbu["one"], rel=0.02)
-        assert _steady(prom, "rooftop:replicas") == {"one": 1.0, "two": 2.0}
-        assert _steady(prom, "rooftop:decode_batch") == {"one": 4.0, "two": 4.0}  # 8 running over 2 engines
-        assert _steady(prom, "rooftop:kv_usage") == {"one": pytest.approx(0.2), "two": pytest.approx(0.3)}
+        replicas = _steady(prom, "rooftop:replicas")
+        batch = _steady(prom, "rooftop:decode_batch")
+        kv = _steady(prom, "rooftop:kv_usage")
         rate = _steady(prom, "rooftop:prompt_tokens:rate")  # the endpoint's own rate stays the sum
-        assert rate == {"one": pytest.approx(100.0, rel=0.02), "two": pytest.approx(200.0, rel=0.02)}
+        for e in ENGINES:
+            one, two = f"{e}-one", f"{e}-two"
+            assert mfu[one] > 0 and mfu[two] == pytest.approx(mfu[one], rel=0.02), e
+            assert mbu[two] == pytest.approx(mbu[one], rel=0.02), e
+            assert (replicas[one], replicas[two]) == (1.0, 2.0), e
+            assert (batch[one], batch[two]) == (4.0, 4.0), e  # 8 running over 2 engines
+            assert (kv[one], kv[two]) == (pytest.approx(0.2), pytest.approx(0.3)), e
+            assert (rate[one], rate[two]) == (pytest.approx(100.0, rel=0.02), pytest.approx(200.0, rel=0.02)), e
     finally:
         prom.stop()

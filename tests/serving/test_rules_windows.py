@@ -39,50 +39,55 @@ def exposition(elapsed_s: float, prompt: float) -> str:
     )
 
 
-@pytest.fixture(params=sorted(CASES))
-def case(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
-    name = request.param
-    server = serve_metrics(lambda elapsed: exposition(elapsed, CASES[name]))
-    yield str(data_path("configs", name)), f"127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+@pytest.fixture
+def stubs() -> Iterator[dict[str, str]]:
+    """Model config name -> host:port of a stub playing its engine (the job is named after the model)."""
+    servers = {name: serve_metrics(lambda elapsed, p=p: exposition(elapsed, p)) for name, p in CASES.items()}
+    yield {name: f"127.0.0.1:{srv.server_address[1]}" for name, srv in servers.items()}
+    for srv in servers.values():
+        srv.shutdown()
+        srv.server_close()
 
 
-def test_bounded_attention_records_match_watch(case: tuple[str, str], tmp_path: Path) -> None:
+def test_bounded_attention_records_match_watch(stubs: dict[str, str], tmp_path: Path) -> None:
     from rooftop.api.live_model import live_model
 
-    model, stub = case
-    rules = tmp_path / "rooftop.yml"
-    args = ("rules", "-m", model, "-H", "h100-sxm", "--selector", 'job="stub"', "--window", "10s", "--name", "oss")
-    proc = run_cli(*args, "-o", str(rules))
-    assert proc.returncode == 0, proc.stderr
-    assert "clamp_max(" in rules.read_text() or " % " in rules.read_text()  # the window or chunk terms
-    prom = Prometheus(tmp_path, {"stub": stub}, [rules])
+    # Both models' rules in one Prometheus, named apart: several models on one server do not collide.
+    files = []
+    for name in CASES:
+        rules = tmp_path / f"{name}.yml"
+        args = ("rules", "-m", str(data_path("configs", name)), "-H", "h100-sxm", "--selector", f'job="{name}"')
+        proc = run_cli(*args, "--window", "10s", "--name", name, "-o", str(rules))
+        assert proc.returncode == 0, proc.stderr
+        assert "clamp_max(" in rules.read_text() or " % " in rules.read_text()  # the window or chunk terms
+        files.append(rules)
+    prom = Prometheus(tmp_path, stubs, files)
     try:
-        sel = 'model="oss",device="h100-sxm"'
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not prom.query(f'rooftop:mfu{{{sel},phase="decode"}}[5s]'):
+        while time.monotonic() < deadline and len(prom.query('rooftop:mfu{phase="decode"}[5s]')) < len(CASES):
             time.sleep(1)
-        time.sleep(12)  # a full 10 s window of samples behind the evaluation compared
-        (series,) = prom.query(f'rooftop:mfu{{{sel},phase="decode"}}[5s]')
-        te = float(series["values"][-1][0])
-        accounts = watch_accounts(prom, "stub", live_model(model, "h100-sxm"), te)
-        got = {
-            (name, phase): prom.value(f'{name}{{{sel},phase="{phase}"}}', te)
-            for name in ("rooftop:mfu", "rooftop:mbu")
-            for phase in ("prefill", "decode")
-        }
-        matched = [
-            acc
-            for acc in accounts
-            if all(
-                got["rooftop:mfu", p] == pytest.approx(acc["mfu"][p], rel=1e-9)
-                and got["rooftop:mbu", p] == pytest.approx(acc["mbu"][p], rel=1e-9)
-                for p in ("prefill", "decode")
-            )
-        ]
-        print(f"window ending {te}: rules {got}; watch {[(a['mfu'], a['mbu']) for a in accounts]}")
-        assert len(accounts) == 4 and matched
-        assert got["rooftop:mfu", "prefill"] > 0 and got["rooftop:mbu", "decode"] > 0
+        time.sleep(12)  # a full 10 s window of samples behind the evaluations compared
+        for name in CASES:
+            sel = f'model="{name}",device="h100-sxm"'
+            (series,) = prom.query(f'rooftop:mfu{{{sel},phase="decode"}}[5s]')
+            te = float(series["values"][-1][0])
+            accounts = watch_accounts(prom, name, live_model(str(data_path("configs", name)), "h100-sxm"), te)
+            got = {
+                (metric, phase): prom.value(f'{metric}{{{sel},phase="{phase}"}}', te)
+                for metric in ("rooftop:mfu", "rooftop:mbu")
+                for phase in ("prefill", "decode")
+            }
+            matched = [
+                acc
+                for acc in accounts
+                if all(
+                    got["rooftop:mfu", p] == pytest.approx(acc["mfu"][p], rel=1e-9)
+                    and got["rooftop:mbu", p] == pytest.approx(acc["mbu"][p], rel=1e-9)
+                    for p in ("prefill", "decode")
+                )
+            ]
+            print(f"{name}, window ending {te}: rules {got}; watch {[(a['mfu'], a['mbu']) for a in accounts]}")
+            assert len(accounts) == 4 and matched, name
+            assert got["rooftop:mfu", "prefill"] > 0 and got["rooftop:mbu", "decode"] > 0, name
     finally:
         prom.stop()
