@@ -38,15 +38,16 @@ COUNTED = (
 # model built: tower, projector and language model. Left out: gemma4 (its default config has no
 # vision_config; it is counted above), aya_vision (transformers cannot build
 # its default: 1152 wide, 14 heads), glm4v_moe (its default text config has 96 heads over 4096,
-# which rooftop refuses as indivisible; real configs give head_dim), and internvl, mistral3 and
-# qwen3_vl_moe, kimi_k25, hyperclovax_vision_v2 and lighton_ocr, whose default top-level
-# tie_word_embeddings contradicts their text_config's: transformers 5 ties by the top-level flag,
-# rooftop by the text_config's (the language model's own); their towers are counted exactly.
+# which rooftop refuses as indivisible; real configs give head_dim). internvl, mistral3,
+# qwen3_vl_moe, kimi_k25, hyperclovax_vision_v2 and lighton_ocr have a top-level
+# tie_word_embeddings that contradicts their text_config's: the top-level one ties, in transformers
+# 5 and in vLLM (config/vllm.py, with_hf_config), and in rooftop.
 MULTIMODAL = (
     "cohere2_vision cosmos3_omni fuyu gemma3 glm46v glm4v glmga idefics3 lfm2_vl llama4 llava llava_next"
     " llava_next_video llava_onevision1_5 mllama ovis2_5 paligemma qianfan_ocr qwen2_5_vl qwen2_vl qwen3_5"
     " qwen3_5_moe qwen3_vl shieldgemma2 smolvlm video_llava vipllava exaone4_5 lfm3_vl minicpmv4_6 minicpmv4_7"
-    " paddleocr_vl step3p7 llava_onevision glm_ocr"
+    " paddleocr_vl step3p7 llava_onevision glm_ocr internvl mistral3 qwen3_vl_moe kimi_k25 hyperclovax_vision_v2"
+    " lighton_ocr"
 ).split()
 ENCODER = "token-type embeddings \\(a BERT-style encoder\\)"
 # In neither list, counted by hand in tests/models/test_families_2026.py: dbrx (transformers 5.24

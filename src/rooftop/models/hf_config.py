@@ -60,7 +60,9 @@ def _text_part(config: dict[str, Any], where: str) -> tuple[dict[str, Any], dict
     text = config.get("text_config")
     if isinstance(text, dict) and "num_hidden_layers" not in config:
         merged = {**text, "model_type": text.get("model_type") or top_type}
-        if "tie_word_embeddings" not in text and "tie_word_embeddings" in config:
+        # The wrapper's flag ties: transformers 5 puts it on the class that holds both embedding and
+        # lm_head, and vLLM (config/vllm.py, with_hf_config) copies it into the language model's config.
+        if "tie_word_embeddings" in config:
             merged["tie_word_embeddings"] = config["tie_word_embeddings"]
         return merged, vision
     return config, vision
