@@ -38,6 +38,15 @@ def test_moe_active_params():
     assert s.ffn_params(0, active=True) == 96 + 16
 
 
+def test_active_params_leave_out_the_vision_tower_and_the_idle_weights():
+    # what one text token runs: the tiny spec above (1,352) with a 1,000-parameter tower and 500
+    # idle weights (mllama's cross-attention layers, for one) is 2,852 in memory, 1,352 active
+    s = ModelSpec(
+        name="t", layers=2, hidden=8, heads=2, kv_heads=1, ffn=16, vocab=10, vision_params=1000, idle_params=500
+    )
+    assert (s.param_count(), s.param_count(text_only=True), s.param_count(active=True)) == (2852, 1852, 1352)
+
+
 @pytest.mark.parametrize(
     "kw",
     [

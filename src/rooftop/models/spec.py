@@ -397,12 +397,17 @@ class ModelSpec(msgspec.Struct, frozen=True, dict=True):
         return head + (self.vocab if self.lm_head_bias else 0)
 
     def param_count(self, active: bool = False, text_only: bool = False) -> int:
-        """Total parameters (``active``: top-k experts only; ``text_only``: without the vision tower)."""
+        """Total parameters; ``text_only``: without the vision tower.
+
+        ``active``: what one text token runs: the top-k experts of each MoE layer, neither the
+        vision tower nor the idle weights (as "37B activated" of DeepSeek-V3's 671B, "A3B").
+        """
         per_layer = sum(self.ffn_params(i, active) + self.mixer_params(i) for i in range(self.layers))
         per_layer += self.layers * self.norms_per_layer * self.norm_params + self.per_layer_input_params
         text = self.embedding_params + per_layer + self.final_norm * self.norm_params + self.lm_head_params
-        text += self.idle_params
-        return text + (0 if text_only else self.vision_params)
+        if active:
+            return text
+        return text + self.idle_params + (0 if text_only else self.vision_params)
 
     def describe(self) -> dict[str, object]:
         """Plain dict for JSON and `rooftop models show`."""
