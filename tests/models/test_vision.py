@@ -465,3 +465,71 @@ def test_glm_ocr_tower():
     merger = out * out + 2 * out + 3 * out * (3 * out)  # proj, post_projection_norm, gate/up/down (out x in_channels)
     expected = embed + 24 * block + h + downsample + merger  # h: post_layernorm
     assert vision_params({"model_type": "glm_ocr"}, vision, 1024, "x") == expected == 434_120_192
+
+
+MOLMO2_RELEASED = {  # a config in the released checkpoints' keys, Molmo2-4B's text shapes (Qwen3-4B's)
+    "model_type": "molmo2",
+    "tie_word_embeddings": False,
+    "text_config": {
+        "model_type": "molmo2_text",
+        "hidden_size": 2560,
+        "intermediate_size": 9728,
+        "num_hidden_layers": 36,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "head_dim": 128,
+        "vocab_size": 151936,
+        "additional_vocab_size": 128,
+        "qkv_bias": False,
+        "use_qk_norm": True,
+        "qk_norm_type": "qwen3",
+        "max_position_embeddings": 16384,
+    },
+    "vit_config": {
+        "hidden_size": 1152,
+        "intermediate_size": 4304,
+        "num_hidden_layers": 27,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 16,
+        "head_dim": 72,
+        "image_default_input_size": [378, 378],
+        "image_patch_size": 14,
+        "image_num_pos": 729,
+    },
+    "adapter_config": {
+        "vit_layers": [-3, -9],
+        "hidden_size": 1152,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 16,
+        "head_dim": 72,
+        "intermediate_size": 9728,
+        "text_hidden_size": 2560,
+    },
+}
+
+
+def test_molmo2_released_config_tower_adapter_and_text():
+    from rooftop.models.hf_config import spec_from_config
+
+    h, i = 1152, 4304
+    attention = 4 * (h * h + h)  # q, k, v, o: 16 heads x 72 = 1152, biased
+    layer = 4 * h + attention + (h * i + i) + (i * h + h)  # two LayerNorms, a GELU MLP
+    # 729 positions, a linear patch embedding (14 x 14 x 3), and 25 of the 27 layers declared:
+    # vit_layers [-3, -9] read layers 24 and 18, so transformers builds 0..24 (no final norm)
+    tower = 729 * h + (588 * h + h) + 25 * layer
+    pooling = 3 * (2 * h * h + h) + (h * h + h)  # q/k/v read the two layers concatenated (2304)
+    projector = 2 * h * 9728 + 9728 * 2560  # SwiGLU, bias-free, to the text width
+    vision = tower + pooling + projector
+    assert vision == 439_117_264
+    d, v = 2560, 151936
+    text_layer = 2 * d * 4096 + 2 * d * 1024 + 2 * 128 + 3 * d * 9728 + 2 * d  # q/o, k/v, per-head q/k norms
+    text = (v + 128) * d + 36 * text_layer + d + v * d  # 128 extra embedding rows, the head has vocab_size
+    spec = spec_from_config(MOLMO2_RELEASED, "molmo2")
+    assert (spec.vision_params, spec.idle_params) == (vision, 128 * d)
+    assert spec.param_count() == text + vision == 4_850_869_200  # transformers 5.25.0 (meta device): the same
+    olmo = {**MOLMO2_RELEASED, "text_config": {**MOLMO2_RELEASED["text_config"], "qk_norm_type": "olmo"}}
+    # OLMo-style norms over all heads: 4096 + 1024 weights a layer instead of 2 x 128
+    assert spec_from_config(olmo, "molmo2").param_count() == 4_850_869_200 + 36 * (5120 - 256) == 4_851_044_304
+    bad = {**MOLMO2_RELEASED, "adapter_config": {"vit_layers": [27]}}
+    with pytest.raises(SpecError, match="vision_feature_layer"):
+        spec_from_config(bad, "molmo2")

@@ -292,6 +292,25 @@ FAMILIES: dict[str, dict[str, Any]] = {
         "expert_norm": True,
         "promote": {"first_dense_intermediate_size": "intermediate_size"},
     },
+    # Molmo2 (AllenAI): Qwen3's attention without an o_proj bias (the released configs' qkv_bias
+    # is transformers' attention_bias), per-head q/k norms or, with qk_norm_type "olmo", OLMo's
+    # over all heads; additional_vocab_size embedding rows (models/layouts.py). Molmo2TextConfig's
+    # defaults (transformers 5.25.0)
+    "molmo2_text": {
+        "qk_norm": True,
+        "o_bias": False,
+        "promote": {"qkv_bias": "attention_bias"},
+        "fields": {
+            "hidden_size": 4096,
+            "num_attention_heads": 32,
+            "num_key_value_heads": 8,
+            "head_dim": 128,
+            "vocab_size": 151936,
+            "num_hidden_layers": 36,
+            "intermediate_size": 12288,
+            "max_position_embeddings": 36864,
+        },
+    },
     # MiniCPM5-MoE (OpenBMB): Llama attention with a sigmoid output gate per channel (q_gate_proj
     # doubles q_proj), DeepSeek-V3's MoE with one shared expert (transformers 5.25.0)
     "minicpm5_moe": {"attn_output_gate": True},

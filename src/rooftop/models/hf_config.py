@@ -54,7 +54,8 @@ def _text_part(config: dict[str, Any], where: str) -> tuple[dict[str, Any], dict
     top_type = str(config.get("model_type", ""))
     if why := refusal(config, top_type, wrapper=isinstance(config.get("text_config"), dict)):
         raise SpecError(f"{where}: {why}")
-    vision = config.get("vision_config") if isinstance(config.get("vision_config"), dict) else None
+    # vit_config: Molmo2's released checkpoints name their tower so
+    vision = next((config[k] for k in ("vision_config", "vit_config") if isinstance(config.get(k), dict)), None)
     if vision is None and top_type in ("llama4", "fuyu"):  # the default tower; Fuyu's is one projection
         vision = {}
     text = config.get("text_config")

@@ -285,6 +285,20 @@ def _mllama(config: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _molmo2(config: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """Molmo2's text model: ``additional_vocab_size`` more embedding rows than the head has; q/k norms by kind.
+
+    The extra rows embed the image and frame marker tokens: a text-only request never reads them
+    (``idle_params``, as mllama's added tokens). ``qk_norm_type`` "olmo" normalizes the whole
+    q and k projections, "qwen3" (the default) each head.
+    """
+    kind = config.get("qk_norm_type", "qwen3")
+    if kind not in ("qwen3", "olmo"):
+        raise SpecError(f"field 'qk_norm_type' must be 'qwen3' or 'olmo', got {kind!r}")
+    extra = count_field(config, "additional_vocab_size", 128)
+    return {"idle_params": extra * fields["hidden"], "qk_norm_full": kind == "olmo"}
+
+
 def _recurrent_gemma(config: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
     """RecurrentGemma: the RG-LRU blocks' shape, the MLP's half width (intermediate_size // 2).
 
@@ -311,6 +325,7 @@ LAYOUTS: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] =
     "biogpt": lambda config, fields: {"position_offset": 2},  # BioGPT's table: max_position_embeddings + 2
     "mpt": _mpt,
     "mllama_text_model": _mllama,
+    "molmo2_text": _molmo2,
     "mllama": _mllama,
     "recurrent_gemma": _recurrent_gemma,
     "persimmon": functools.partial(_qk_layernorm, default=True, per_head=False),

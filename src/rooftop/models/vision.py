@@ -501,6 +501,43 @@ def _glm_ocr(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: st
     return embed + _int(v, "depth", where, 24) * block + h + _linear(h * merge * merge, out) + merger
 
 
+def _molmo2(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """Molmo2: a ViT (a linear patch embedding, a position per patch, LayerNorm blocks, no final norm), an adapter.
+
+    The adapter pools the concatenated ``vision_feature_layer`` states with one attention (its
+    q/k/v read ``len(layers)`` × its width) and projects them with a SwiGLU MLP to
+    ``text_hidden_size``. A released checkpoint's config (``vit_config``, ``vit_layers``,
+    ``image_num_pos``...) builds only the ViT layers up to the deepest one read, as transformers
+    does: 25 of the 27 it declares.
+    """
+    found = top.get("adapter_config")
+    a: dict[str, Any] = found if isinstance(found, dict) else {}
+    read = a.get("vision_feature_layer", a.get("vit_layers", [24, 18]))
+    depth = _int(v, "num_hidden_layers", where, 25)
+    if not isinstance(read, list) or not read or not all(isinstance(i, int) and -depth <= i < depth for i in read):
+        raise SpecError(f"{where}: adapter_config field 'vision_feature_layer' must list layers of the {depth}")
+    if "vision_config" not in top:  # the released checkpoints' keys: the unread last layers are not built
+        depth = max(i % depth for i in read) + 1
+    legacy = {"patch_size": "image_patch_size", "image_size": "image_default_input_size"}
+    v = {**{new: v[old] for new, old in legacy.items() if old in v}, **v}
+    patch, (height, width) = _patch(v, where, 14), _pair(v, "image_size", where, 378)
+    positions = _int(v, "num_position_embeddings", where, v.get("image_num_pos", (height // patch) * (width // patch)))
+    h, i = _int(v, "hidden_size", where, 1152), _int(v, "intermediate_size", where, 4304)
+    layer = 2 * 2 * h + _molmo2_attention(v, h, h, where) + _linear(h, i) + _linear(i, h)
+    tower = positions * h + _linear(patch * patch * _int(v, "num_channels", where, 3), h) + depth * layer
+    ah, ai, bias = _int(a, "hidden_size", where, 1152), _int(a, "intermediate_size", where, 18944), a.get("mlp_bias")
+    projector = 2 * _linear(ah, ai, bool(bias)) + ai * _int(a, "text_hidden_size", where, 3584)
+    return tower + _molmo2_attention(a, ah * len(read), ah, where) + projector
+
+
+def _molmo2_attention(cfg: dict[str, Any], width_in: int, width_out: int, where: str) -> int:
+    """Molmo2's vision attention: q/k/v from ``width_in``, o to ``width_out``, biased (``attention_bias``)."""
+    heads, kv = _int(cfg, "num_attention_heads", where, 16), _int(cfg, "num_key_value_heads", where, 16)
+    hd, bias = _int(cfg, "head_dim", where, 72), bool(cfg.get("attention_bias", True))
+    q_k_v = _linear(width_in, heads * hd, bias) + 2 * _linear(width_in, kv * hd, bias)
+    return q_k_v + _linear(heads * hd, width_out, bias)
+
+
 def _fuyu(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
     """Fuyu: no encoder; each image patch (patch_size² × num_channels values) is projected to the text width."""
     patch, channels = _int(top, "patch_size", where, 30), _int(top, "num_channels", where, 3)
@@ -537,6 +574,7 @@ TOWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], int, str], int]] = {
     "minicpmv4_7": _minicpm_v,
     "mistral3": _pixtral,
     "mllama": _mllama,
+    "molmo2": _molmo2,
     "ovis2_5": _ovis2_5,
     "paddleocr_vl": _paddleocr_vl,
     "paligemma": _paligemma,
