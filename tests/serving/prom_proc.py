@@ -27,6 +27,19 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def ready(url: str, timeout_s: float, every_s: float, alive: Callable[[], bool] = lambda: True) -> bool:
+    """Whether GET ``url`` answers 200 within ``timeout_s`` (polled every ``every_s``) while ``alive()``."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and alive():
+        try:
+            if httpx.get(url, timeout=2).status_code == 200:
+                return True
+        except httpx.HTTPError:
+            pass
+        time.sleep(every_s)
+    return False
+
+
 def serve_metrics(body: Callable[[float], str]) -> ThreadingHTTPServer:
     """A /metrics stub on 127.0.0.1, serving in a thread: ``body(seconds since the call)`` per scrape."""
     start = time.time()
@@ -72,14 +85,8 @@ class Prometheus:
             stderr=(folder / "prometheus.log").open("wb"),
             env={**os.environ, "GOMAXPROCS": "2"},  # few OS threads on a shared CI box
         )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{self.url}/-/ready", timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.5)
+        if ready(f"{self.url}/-/ready", 60, 0.5):
+            return
         self.stop()
         pytest.fail(f"prometheus not ready after 60 s: {(folder / 'prometheus.log').read_text()[-2000:]}")
 

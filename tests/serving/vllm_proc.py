@@ -10,14 +10,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import time
 from pathlib import Path
 
-import httpx
 import pytest
 
 from tests.conftest import REPO, run_cli
-from tests.serving.prom_proc import free_port
+from tests.serving.prom_proc import free_port, ready
 
 VLLM_PYTHON = Path(os.environ.get("ROOFTOP_VLLM_PYTHON", REPO / ".venv-vllm" / "bin" / "python"))
 
@@ -57,16 +55,11 @@ class Vllm:
         ]
         with self.log.open("ab") as fh:
             self.proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-        deadline = time.monotonic() + 240
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                pytest.fail(f"vLLM exited early; log tail:\n{self.log.read_text()[-3000:]}")
-            try:
-                if httpx.get(f"{self.url}/health", timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(1)
+        proc = self.proc
+        if ready(f"{self.url}/health", 240, 1, alive=lambda: proc.poll() is None):
+            return
+        if proc.poll() is not None:
+            pytest.fail(f"vLLM exited early; log tail:\n{self.log.read_text()[-3000:]}")
         pytest.fail("vLLM not ready after 240 s")
 
     def stop(self) -> None:
