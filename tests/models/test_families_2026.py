@@ -92,6 +92,18 @@ def test_hunyuan_a13b_routes_every_layer_with_one_shared_mlp():
     assert spec.param_count(active=True) == 12_747_448_320  # 8 routed + the shared MLP
 
 
+def test_hunyuan_dense_and_hunyuan_vl_text_have_per_head_qk_norms():
+    # HunYuanDenseV1Attention's query_layernorm and key_layernorm (head_dim weights each); rooftop read
+    # both types as Llama without them. transformers 5.25.0 (its default head_dim None set to 128):
+    # hunyuan_v1_dense 8,859,684,864 and hunyuan_vl 8,139,351,536, both equal to rooftop's now.
+    tiny = {"hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16}
+    tiny |= {"intermediate_size": 128, "num_hidden_layers": 2, "vocab_size": 100, "tie_word_embeddings": True}
+    layer = 2 * 64 * 64 + 2 * 64 * 32 + 2 * 16 + 3 * 64 * 128 + 2 * 64  # q/o, k/v, q/k norms, MLP, 2 norms
+    for model_type in ("hunyuan_v1_dense", "hunyuan_vl_text"):
+        spec = spec_from_config({**tiny, "model_type": model_type}, model_type)
+        assert spec.param_count() == 2 * layer + 100 * 64 + 64 == 80_512  # tied head, final norm
+
+
 def test_per_layer_top_k_that_varies_is_refused():
     with pytest.raises(SpecError, match="'num_experts_per_tok' varies per layer"):
         spec_from_config({**HUNYUAN_A13B, "moe_topk": [8] * 31 + [4]}, "x")

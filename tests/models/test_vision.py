@@ -533,3 +533,23 @@ def test_molmo2_released_config_tower_adapter_and_text():
     bad = {**MOLMO2_RELEASED, "adapter_config": {"vit_layers": [27]}}
     with pytest.raises(SpecError, match="vision_feature_layer"):
         spec_from_config(bad, "molmo2")
+
+
+def test_hunyuan_vl_tower_and_merger():
+    h, i = 1152, 4304  # HunYuanVLVisionConfig's defaults; patches of 16, max_image_size 2048
+    layer = 4 * (h * h + h) + (h * i + i) + (i * h + h) + 4 * h  # biased q/k/v/o, GELU MLP, 2 LayerNorms
+    tower = (3 * 16 * 16 * h + h) + ((2048 // 16) ** 2 + 1) * h  # biased patch conv; a class + 128² positions
+    # merger: 2x2 conv h -> 2h, 1x1 conv 2h -> 4h, linear 4h -> text width, newline (4h), begin/end/sep
+    # (3 x 4096), an RMSNorm before (h) and after (4096)
+    merger = (4 * h * 2 * h + 2 * h) + (2 * h * 4 * h + 4 * h) + (4 * h * 4096 + 4096) + 4 * h + 3 * 4096 + h + 4096
+    # transformers 5.25.0, the default config with the text head_dim it leaves None set to 128: the same
+    assert vision_params({"model_type": "hunyuan_vl"}, {}, 4096, "x") == tower + 27 * layer + merger == 471_369_200
+
+
+def test_video_llama_3_tower_and_projector():
+    h, i = 768, 3072  # VideoLlama3VisionConfig's defaults: rotary positions, so no position table, no head
+    layer = 4 * (h * h + h) + (h * i + i) + (i * h + h) + 4 * h
+    tower = (3 * 16 * 16 * h + h) + 12 * layer + 2 * h  # patch conv, 12 layers, post-LayerNorm
+    projector = (h * 4096 + 4096) + (4096 * 4096 + 4096)  # two biased linears to the text width
+    # transformers 5.25.0's default config (text width 4096), tower and projector: the same
+    assert vision_params({"model_type": "video_llama_3"}, {}, 4096, "x") == tower + projector == 105_577_728

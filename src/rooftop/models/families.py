@@ -345,6 +345,9 @@ FAMILIES: dict[str, dict[str, Any]] = {
         "drop_fields": ("moe_intermediate_size",),
         "fields": {"moe_topk": 1, "num_experts": 1},
     },
+    # Hunyuan dense (Hunyuan-7B...) and HunyuanVL's text model: Llama with per-head q/k norms
+    "hunyuan_v1_dense": {"qk_norm": True},
+    "hunyuan_vl_text": {"qk_norm": True},
     "axk1": {"moe_post_norm": True, "fields": {"first_k_dense_replace": 1}},  # A.X K1: DeepSeek-V3 + a norm
     # Aria: every layer routes; experts and shared experts are intermediate_size wide
     "aria_text": {"fields": {"moe_num_experts": 8, "moe_topk": 2, "moe_num_shared_experts": 2}},

@@ -538,6 +538,29 @@ def _molmo2_attention(cfg: dict[str, Any], width_in: int, width_out: int, where:
     return q_k_v + _linear(heads * hd, width_out, bias)
 
 
+def _video_llama_3(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """Video-LLaMA 3: a SigLIP encoder with rotary positions (no position table, no head), a two-layer projector."""
+    h = _int(v, "hidden_size", where, 768)
+    tower = _siglip_tower({**v, "num_patches": 0}, where, head=False)  # num_patches 0: no position table
+    return tower + _linear(h, text_hidden) + _linear(text_hidden, text_hidden)
+
+
+def _hunyuan_vl(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """HunyuanVL: a biased patch convolution, a class and a position per patch of ``max_image_size``, SigLIP layers.
+
+    No post-norm; the merger folds spatial_merge_size² patches with a convolution (h -> 2h), a 1x1
+    one (2h -> 4h) and a linear to the text width, between two RMSNorms, with learned newline
+    (4h), begin, end and separator (text width) vectors.
+    """
+    h, i, patch = _int(v, "hidden_size", where, 1152), _int(v, "intermediate_size", where, 4304), _patch(v, where, 16)
+    merge, t = _int(v, "spatial_merge_size", where, 2), _int(v, "text_hidden_size", where, text_hidden)
+    positions = (_int(v, "max_image_size", where, 2048) // patch) ** 2 + 1
+    layer = 4 * _linear(h, h) + _linear(h, i) + _linear(i, h) + 2 * 2 * h
+    tower = _linear(_int(v, "num_channels", where, 3) * patch * patch, h) + positions * h
+    merger = _linear(h * merge * merge, 2 * h) + _linear(2 * h, 4 * h) + _linear(4 * h, t) + 4 * h + 3 * t + h + t
+    return tower + _int(v, "num_hidden_layers", where, 27) * layer + merger
+
+
 def _fuyu(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
     """Fuyu: no encoder; each image patch (patch_size² × num_channels values) is projected to the text width."""
     patch, channels = _int(top, "patch_size", where, 30), _int(top, "num_channels", where, 3)
@@ -557,6 +580,7 @@ TOWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], int, str], int]] = {
     "glm4v_moe": _glm4v,
     "glm_ocr": _glm_ocr,
     "glmga": _glm4v,  # GLM-GA: GLM-4V's tower
+    "hunyuan_vl": _hunyuan_vl,
     "hyperclovax_vision_v2": _hyperclovax_vision,
     "idefics3": _idefics3,
     "internvl": _internvl,
@@ -570,6 +594,7 @@ TOWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], int, str], int]] = {
     "llava_next_video": _clip_llava,
     "llava_onevision": _llava_onevision,
     "llava_onevision1_5": _llava_onevision1_5,
+    "minicpm_ocr": _minicpm_v,  # MiniCPM-OCR: MiniCPM-V 4.6's classes
     "minicpmv4_6": _minicpm_v,
     "minicpmv4_7": _minicpm_v,
     "mistral3": _pixtral,
@@ -588,6 +613,7 @@ TOWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], int, str], int]] = {
     "shieldgemma2": _siglip,  # ShieldGemma 2: Gemma 3's SigLIP tower and projector
     "smolvlm": _idefics3,
     "step3p7": _step3p7,
+    "video_llama_3": _video_llama_3,
     "video_llava": _clip_llava,
     "vipllava": _clip_llava,
 }
