@@ -553,3 +553,15 @@ def test_video_llama_3_tower_and_projector():
     projector = (h * 4096 + 4096) + (4096 * 4096 + 4096)  # two biased linears to the text width
     # transformers 5.25.0's default config (text width 4096), tower and projector: the same
     assert vision_params({"model_type": "video_llama_3"}, {}, 4096, "x") == tower + projector == 105_577_728
+
+
+def test_minimax_m3_vl_tower_and_two_stage_projector():
+    h, i = 1280, 5120  # MiniMaxM3VLVisionConfig's defaults; text width 6144, projector_hidden_size 6144
+    embed = 3 * 2 * 14 * 14 * h + 2 * h  # bias-free Conv3d over 2 frames of 14 x 14 patches, pre-LayerNorm
+    layer = 4 * (h * h + h) + (h * i + i) + (i * h + h) + 4 * h  # CLIP layers
+    # per patch h -> 6144 -> text width, then 2 x 2 patches (4 x 6144 wide) -> 6144 -> text width, all biased
+    projector = (h * 6144 + 6144) + (6144 * 6144 + 6144) + (4 * 6144 * 6144 + 6144) + (6144 * 6144 + 6144)
+    # transformers 5.25.0's default config, tower and projector: the same
+    assert (
+        vision_params({"model_type": "minimax_m3_vl"}, {}, 6144, "x") == embed + 32 * layer + projector == 865_567_232
+    )

@@ -561,6 +561,24 @@ def _hunyuan_vl(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where:
     return tower + _int(v, "num_hidden_layers", where, 27) * layer + merger
 
 
+def _minimax_m3_vl(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """MiniMax-M3-VL: a bias-free Conv3d patch embedding, a pre-LayerNorm, CLIP layers, a two-stage projector.
+
+    The projector maps each patch to the text width (a biased GELU MLP through
+    ``projector_hidden_size``), then folds spatial_merge_size² of them into one token with a
+    second such MLP.
+    """
+    h, i, patch = _int(v, "hidden_size", where, 1280), _int(v, "intermediate_size", where, 5120), _patch(v, where, 14)
+    embed = _int(v, "num_channels", where, 3) * _int(v, "temporal_patch_size", where, 2) * patch * patch * h
+    layer = 4 * _linear(h, h) + _linear(h, i) + _linear(i, h) + 2 * 2 * h
+    mid, merged = (
+        _int(top, "projector_hidden_size", where, 6144),
+        text_hidden * _int(v, "spatial_merge_size", where, 2) ** 2,
+    )
+    projector = _linear(h, mid) + _linear(mid, text_hidden) + _linear(merged, mid) + _linear(mid, text_hidden)
+    return embed + 2 * h + _int(v, "num_hidden_layers", where, 32) * layer + projector
+
+
 def _fuyu(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
     """Fuyu: no encoder; each image patch (patch_size² × num_channels values) is projected to the text width."""
     patch, channels = _int(top, "patch_size", where, 30), _int(top, "num_channels", where, 3)
@@ -597,6 +615,7 @@ TOWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], int, str], int]] = {
     "minicpm_ocr": _minicpm_v,  # MiniCPM-OCR: MiniCPM-V 4.6's classes
     "minicpmv4_6": _minicpm_v,
     "minicpmv4_7": _minicpm_v,
+    "minimax_m3_vl": _minimax_m3_vl,
     "mistral3": _pixtral,
     "mllama": _mllama,
     "molmo2": _molmo2,
