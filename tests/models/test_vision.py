@@ -565,3 +565,22 @@ def test_minimax_m3_vl_tower_and_two_stage_projector():
     assert (
         vision_params({"model_type": "minimax_m3_vl"}, {}, 6144, "x") == embed + 32 * layer + projector == 865_567_232
     )
+
+
+def test_cosmos3_edge_siglip2_tower_and_merger():
+    h, i = 1152, 4304  # Cosmos3EdgeVisionConfig's defaults: SigLIP 2 (patches of 16, 256 positions), no head
+    layer = 4 * (h * h + h) + (h * i + i) + (i * h + h) + 4 * h
+    tower = (3 * 16 * 16 * h + h) + 256 * h + 27 * layer + 2 * h  # linear patch embedding, post-LayerNorm
+    merger = 2 * h + (4 * h * 11520 + 11520) + (11520 * 2048 + 2048)  # LayerNorm, 2 x 2 patches -> 11520 -> 2048
+    # transformers 5.25.0's default config, tower and merger: the same
+    assert vision_params({"model_type": "cosmos3_edge"}, {}, 2048, "x") == tower + merger == 489_342_704
+
+
+def test_cosmos3_edge_text_is_llama_with_a_relu2_mlp():
+    from rooftop.models.hf_config import spec_from_config
+
+    # Cosmos3EdgeTextMLP: fc1 -> ReLU² -> fc2, no gate; rooftop had read it as Llama (28 x 2048 x 9216 too many)
+    tiny = {"model_type": "cosmos3_edge_text", "hidden_size": 64, "intermediate_size": 256, "num_hidden_layers": 2}
+    tiny |= {"num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "vocab_size": 100}
+    layer = 2 * 64 * 64 + 2 * 64 * 32 + 2 * 64 * 256 + 2 * 64  # q/o, k/v, fc1/fc2, two norms
+    assert spec_from_config(tiny, "x").param_count() == 2 * layer + 2 * 100 * 64 + 64 == 103_232

@@ -203,6 +203,7 @@ FAMILIES: dict[str, dict[str, Any]] = {
     "phimoe": {"norm": "layer"},
     "nemotron": {"gated_mlp": False, "activation": "relu2", "norm": "layer"},
     "arcee": {"gated_mlp": False, "activation": "relu2"},
+    "cosmos3_edge_text": {"gated_mlp": False, "activation": "relu2"},  # Cosmos 3 Edge: Llama, ReLU² MLP
     "granite": LLAMA,
     "granitemoe": LLAMA,
     "ernie4_5": {"tied_embeddings": True},  # Ernie4_5Config: tie_word_embeddings = True

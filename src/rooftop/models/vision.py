@@ -579,6 +579,18 @@ def _minimax_m3_vl(top: dict[str, Any], v: dict[str, Any], text_hidden: int, whe
     return embed + 2 * h + _int(v, "num_hidden_layers", where, 32) * layer + projector
 
 
+def _cosmos3_edge(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """Cosmos 3 Edge: a SigLIP 2 encoder without a head, a merger over spatial_merge_size² patches.
+
+    The merger: a LayerNorm per patch, then a biased GELU MLP through ``projector_hidden_size``.
+    """
+    h, merge = _int(v, "hidden_size", where, 1152), _int(v, "spatial_merge_size", where, 2)
+    mid = _int(top, "projector_hidden_size", where, 11520)
+    merger = 2 * h + _linear(h * merge * merge, mid) + _linear(mid, text_hidden)
+    defaults = {"hidden_size": 1152, "intermediate_size": 4304, "num_hidden_layers": 27, "num_patches": 256}
+    return _siglip_tower({**defaults, **v}, where, head=False) + merger  # Cosmos3EdgeVisionConfig's defaults
+
+
 def _fuyu(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
     """Fuyu: no encoder; each image patch (patch_size² × num_channels values) is projected to the text width."""
     patch, channels = _int(top, "patch_size", where, 30), _int(top, "num_channels", where, 3)
@@ -588,6 +600,7 @@ def _fuyu(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) 
 TOWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], int, str], int]] = {
     "aya_vision": _aya_vision,
     "cohere2_vision": _cohere2_vision,
+    "cosmos3_edge": _cosmos3_edge,
     "cosmos3_omni": _qwen3_vl,  # Cosmos 3 Omni: Qwen3-VL's tower
     "exaone4_5": _qwen2_5_vl,  # EXAONE 4.5: Qwen2.5-VL's ViT with grouped KV heads
     "fuyu": _fuyu,
