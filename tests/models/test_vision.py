@@ -584,3 +584,23 @@ def test_cosmos3_edge_text_is_llama_with_a_relu2_mlp():
     tiny |= {"num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "vocab_size": 100}
     layer = 2 * 64 * 64 + 2 * 64 * 32 + 2 * 64 * 256 + 2 * 64  # q/o, k/v, fc1/fc2, two norms
     assert spec_from_config(tiny, "x").param_count() == 2 * layer + 2 * 100 * 64 + 64 == 103_232
+
+
+def test_muse_glimmer_tower_and_adapter():
+    h, i = 1536, 8960  # MuseGlimmerVisionConfig's defaults: 50 MoonViT layers, patches of 14 over 2 frames
+    embed = 2 * 3 * 14 * 14 * h + 32 * 32 * h + 4 * h  # bias-free linear patches, 32 x 32 positions, pre/post LN
+    layer = 4 * (h * h + h) + (h * i + i) + (i * h + h) + 4 * h
+    adapter = 6144 * 4096 + 4096 * 4096 + 4096 * 6656  # out_hidden_size -> 4096 -> 4096 -> text width, bias-free
+    # transformers 5.25.0's default config, tower and adapter: the same
+    assert vision_params({"model_type": "muse_glimmer"}, {}, 6656, "x") == embed + 50 * layer + adapter == 1_921_845_760
+
+
+def test_muse_glimmer_text_has_an_output_gate_and_four_norms():
+    from rooftop.models.hf_config import spec_from_config
+
+    # rooftop had read it as Llama: 52 x (6656 x 4096 gate + 2 x 6656 norms) = 1,418,366,976 short
+    tiny = {"model_type": "muse_glimmer_text", "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2}
+    tiny |= {"num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "vocab_size": 100}
+    tiny |= {"layer_types": ["sliding_attention", "full_attention"], "sliding_window": 32}
+    layer = 3 * 64 * 64 + 2 * 64 * 32 + 3 * 64 * 128 + 4 * 64  # q, gate, o; k/v; gated MLP; four norms
+    assert spec_from_config(tiny, "x").param_count() == 2 * layer + 2 * 100 * 64 + 64 == 95_296

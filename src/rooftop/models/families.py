@@ -204,6 +204,9 @@ FAMILIES: dict[str, dict[str, Any]] = {
     "nemotron": {"gated_mlp": False, "activation": "relu2", "norm": "layer"},
     "arcee": {"gated_mlp": False, "activation": "relu2"},
     "cosmos3_edge_text": {"gated_mlp": False, "activation": "relu2"},  # Cosmos 3 Edge: Llama, ReLU² MLP
+    # Muse Glimmer: a sigmoid output gate per channel (AFMoE's gate_proj, the width of q_proj), q/k
+    # norms without weights, Gemma 2's four norms a layer
+    "muse_glimmer_text": {"attn_output_gate": True, "norms_per_layer": 4},
     "granite": LLAMA,
     "granitemoe": LLAMA,
     "ernie4_5": {"tied_embeddings": True},  # Ernie4_5Config: tie_word_embeddings = True

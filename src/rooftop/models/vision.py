@@ -591,6 +591,21 @@ def _cosmos3_edge(top: dict[str, Any], v: dict[str, Any], text_hidden: int, wher
     return _siglip_tower({**defaults, **v}, where, head=False) + merger  # Cosmos3EdgeVisionConfig's defaults
 
 
+def _muse_glimmer(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """Muse Glimmer: a bias-free linear patch embedding, a position table, MoonViT layers, an adapter.
+
+    Pre- and post-LayerNorms around Kimi K2.5's layers; the adapter reads ``out_hidden_size``
+    features (merge_size² patches), two bias-free linears through ``projector_hidden_size``, then
+    one to the text width (its norm has no weight).
+    """
+    h, i, patch = _int(v, "hidden_size", where, 1536), _int(v, "intermediate_size", where, 8960), _patch(v, where, 14)
+    embed = _int(v, "patch_temporal", where, 2) * 3 * patch * patch * h
+    embed += _int(v, "pos_emb_height", where, 32) * _int(v, "pos_emb_width", where, 32) * h + 2 * 2 * h
+    layer = 4 * _linear(h, h) + _linear(h, i) + _linear(i, h) + 2 * 2 * h
+    wide, mid = _int(top, "out_hidden_size", where, 6144), _int(top, "projector_hidden_size", where, 4096)
+    return embed + _int(v, "num_hidden_layers", where, 50) * layer + (wide + mid + text_hidden) * mid
+
+
 def _fuyu(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
     """Fuyu: no encoder; each image patch (patch_size² × num_channels values) is projected to the text width."""
     patch, channels = _int(top, "patch_size", where, 30), _int(top, "num_channels", where, 3)
@@ -632,6 +647,7 @@ TOWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], int, str], int]] = {
     "mistral3": _pixtral,
     "mllama": _mllama,
     "molmo2": _molmo2,
+    "muse_glimmer": _muse_glimmer,
     "ovis2_5": _ovis2_5,
     "paddleocr_vl": _paddleocr_vl,
     "paligemma": _paligemma,
