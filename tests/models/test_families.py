@@ -51,6 +51,7 @@ def test_hybrid_layouts():
         ({"auto_map": {"AutoModelForCausalLM": "x.Y"}}, "llama", None),
         ({"cross_attention_layers": [3]}, "llama", "cross-attention layers"),  # only mllama's layout reads it
         ({"cross_attention_layers": [3]}, "mllama_text_model", None),
+        ({}, "blip_text_model", "BERT layers with cross-attention to the image (BLIP)"),  # not Llama
         ({"auto_map": {"AutoConfig": "c.C"}}, "", "no model_type, and auto_map points to remote code ('c.C')"),
         ({"auto_map": {"AutoConfig": "c\nC"}}, "", "remote code ('c\\nC'), which"),  # repr: one line
     ],

@@ -41,6 +41,9 @@ REFUSED_TYPES = {
     "moshi": "a speech-text layout with audio codebooks (Moshi)",
     "modernbert-decoder": "ModernBERT's prediction head and its first layer without an attention norm",
     "bert-generation": "a BERT encoder stack (BertGeneration)",
+    # BLIP's captioning text model: BERT layers with cross-attention to the image (read as Llama it
+    # counted 136.7 M with nothing of its own layout)
+    "blip_text_model": "BERT layers with cross-attention to the image (BLIP)",
     # transformers 5.25's Kolibri 1.1: each query attends to top-k keys of a pool chosen over
     # compressed key blocks, and indexed layers read the keys and values of earlier ones
     "kolibri1_1": "pooled key selection over compressed blocks with keys and values shared across layers (Kolibri 1.1)",
