@@ -33,6 +33,11 @@ def _linear(k: int, n: int, bias: bool = True) -> int:
     return k * n + (n if bias else 0)
 
 
+def _vit_layer(h: int, i: int) -> int:
+    """A ViT encoder layer (CLIP, SigLIP...): biased q/k/v/o, a biased two-linear MLP, two LayerNorms."""
+    return 4 * _linear(h, h) + _linear(h, i) + _linear(i, h) + 2 * 2 * h
+
+
 def _siglip_tower(v: dict[str, Any], where: str, head: bool = True) -> int:
     """A SigLIP encoder: LayerNorms, biased projections, a GELU MLP, a post-LayerNorm.
 
@@ -45,7 +50,7 @@ def _siglip_tower(v: dict[str, Any], where: str, head: bool = True) -> int:
     h, i = _int(v, "hidden_size", where, 768), _int(v, "intermediate_size", where, 3072)
     patch, size = _patch(v, where, 16), _int(v, "image_size", where, 224)
     positions = _int(v, "num_patches", where) if "num_patches" in v else (size // patch) ** 2
-    layer = 4 * _linear(h, h) + _linear(h, i) + _linear(i, h) + 2 * 2 * h
+    layer = _vit_layer(h, i)
     tower = _linear(_int(v, "num_channels", where, 3) * patch * patch, h) + positions * h + 2 * h
     pooling = h + _linear(h, 3 * h) + _linear(h, h) + 2 * h + _linear(h, i) + _linear(i, h)
     tower += pooling if head and v.get("vision_use_head", True) else 0
@@ -116,7 +121,7 @@ def _clip_tower(v: dict[str, Any], where: str) -> int:
     """A CLIP vision encoder: class token, a position per patch and for it, pre/post LayerNorms, biased layers."""
     h, i = _int(v, "hidden_size", where, 1024), _int(v, "intermediate_size", where, 4096)
     patch, size = _int(v, "patch_size", where, 14), _int(v, "image_size", where, 336)
-    layer = 4 * _linear(h, h) + _linear(h, i) + _linear(i, h) + 2 * 2 * h
+    layer = _vit_layer(h, i)
     embed = h + 3 * patch * patch * h + ((size // patch) ** 2 + 1) * h + 2 * h
     return embed + _int(v, "num_hidden_layers", where, 24) * layer + 2 * h
 
@@ -194,7 +199,7 @@ def _qwen3_vl(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: s
     h, i, patch = _int(v, "hidden_size", where), _int(v, "intermediate_size", where), _int(v, "patch_size", where)
     temporal, merge = _int(v, "temporal_patch_size", where, 2), _int(v, "spatial_merge_size", where, 2)
     out = _int(v, "out_hidden_size", where, text_hidden)
-    layer = 2 * 2 * h + _linear(h, 3 * h) + _linear(h, h) + _linear(h, i) + _linear(i, h)
+    layer = _vit_layer(h, i)
     wide = h * merge * merge
     embed = _linear(3 * temporal * patch * patch, h) + _int(v, "num_position_embeddings", where) * h
     merger = 2 * h + _linear(wide, wide) + _linear(wide, out)
@@ -209,7 +214,7 @@ def _llama4(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str
     """
     h, i = _int(v, "hidden_size", where, 768), _int(v, "intermediate_size", where, 5632)
     patch, size = _int(v, "patch_size", where, 14), _int(v, "image_size", where, 448)
-    layer = 4 * _linear(h, h) + _linear(h, i) + _linear(i, h) + 2 * 2 * h
+    layer = _vit_layer(h, i)
     embed = h + ((size // patch) ** 2 + 1) * h + 3 * patch * patch * h + 2 * 2 * h
     adapter_in, adapter_out = _int(v, "projector_input_dim", where, 4096), _int(v, "projector_output_dim", where, 4096)
     adapter = i * adapter_in + adapter_out * adapter_out
@@ -304,7 +309,7 @@ def _llava_onevision1_5(top: dict[str, Any], v: dict[str, Any], text_hidden: int
     heads, merge = _int(v, "num_heads", where, 16), _int(v, "spatial_merge_size", where, 2)
     if not heads:
         raise SpecError(f"{where}: vision_config field 'num_heads' must be positive")
-    layer = 2 * 2 * h + _linear(h, 3 * h) + _linear(h, h) + _linear(h, i) + _linear(i, h)
+    layer = _vit_layer(h, i)
     embed = _int(v, "in_channels", where, 3) * patch * patch * h + h + h // heads // 2 + 2 * h
     wide = h * merge * merge
     merger = 2 * h + _linear(wide, wide) + _linear(wide, _int(v, "out_hidden_size", where, text_hidden))
@@ -339,7 +344,7 @@ def _kimi_k25(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: s
     h, i = _moonvit(v, "hidden_size", where, 1152), _moonvit(v, "intermediate_size", where, 4304)
     patch, (kh, kw) = _patch(v, where, 14), _pair(v, "merge_kernel_size", where, 2)
     table = _moonvit(v, "pos_emb_height", where, 64) * _moonvit(v, "pos_emb_width", where, 64) * h
-    layer = 2 * 2 * h + 4 * _linear(h, h) + _linear(h, i) + _linear(i, h)
+    layer = _vit_layer(h, i)
     wide = h * kh * kw
     width = _int(top, "projection_hidden_size", where, _int(v, "mm_hidden_size", where, 1152))
     projector = 2 * width + _linear(wide, wide) + _linear(wide, text_hidden)
@@ -449,7 +454,7 @@ def _step3p7(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: st
     embed = (
         _int(v, "num_channels", where, 3) * patch * patch * h + (_int(v, "image_size", where, 728) // patch) ** 2 * h
     )
-    layer = 2 * 2 * h + 2 * h + 4 * _linear(h, h) + _linear(h, i) + _linear(i, h)
+    layer = _vit_layer(h, i) + 2 * h
     downsamplers = _linear(h * 9, 2 * h) + _linear(2 * h * 9, 4 * h)
     layers = _int(v, "layers", where, _int(v, "num_hidden_layers", where, 47))
     projector = _linear(4 * h, text_hidden, bool(top.get("projector_bias", False)))
@@ -555,7 +560,7 @@ def _hunyuan_vl(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where:
     h, i, patch = _int(v, "hidden_size", where, 1152), _int(v, "intermediate_size", where, 4304), _patch(v, where, 16)
     merge, t = _int(v, "spatial_merge_size", where, 2), _int(v, "text_hidden_size", where, text_hidden)
     positions = (_int(v, "max_image_size", where, 2048) // patch) ** 2 + 1
-    layer = 4 * _linear(h, h) + _linear(h, i) + _linear(i, h) + 2 * 2 * h
+    layer = _vit_layer(h, i)
     tower = _linear(_int(v, "num_channels", where, 3) * patch * patch, h) + positions * h
     merger = _linear(h * merge * merge, 2 * h) + _linear(2 * h, 4 * h) + _linear(4 * h, t) + 4 * h + 3 * t + h + t
     return tower + _int(v, "num_hidden_layers", where, 27) * layer + merger
@@ -570,7 +575,7 @@ def _minimax_m3_vl(top: dict[str, Any], v: dict[str, Any], text_hidden: int, whe
     """
     h, i, patch = _int(v, "hidden_size", where, 1280), _int(v, "intermediate_size", where, 5120), _patch(v, where, 14)
     embed = _int(v, "num_channels", where, 3) * _int(v, "temporal_patch_size", where, 2) * patch * patch * h
-    layer = 4 * _linear(h, h) + _linear(h, i) + _linear(i, h) + 2 * 2 * h
+    layer = _vit_layer(h, i)
     mid, merged = (
         _int(top, "projector_hidden_size", where, 6144),
         text_hidden * _int(v, "spatial_merge_size", where, 2) ** 2,
@@ -601,7 +606,7 @@ def _muse_glimmer(top: dict[str, Any], v: dict[str, Any], text_hidden: int, wher
     h, i, patch = _int(v, "hidden_size", where, 1536), _int(v, "intermediate_size", where, 8960), _patch(v, where, 14)
     embed = _int(v, "patch_temporal", where, 2) * 3 * patch * patch * h
     embed += _int(v, "pos_emb_height", where, 32) * _int(v, "pos_emb_width", where, 32) * h + 2 * 2 * h
-    layer = 4 * _linear(h, h) + _linear(h, i) + _linear(i, h) + 2 * 2 * h
+    layer = _vit_layer(h, i)
     wide, mid = _int(top, "out_hidden_size", where, 6144), _int(top, "projector_hidden_size", where, 4096)
     return embed + _int(v, "num_hidden_layers", where, 50) * layer + (wide + mid + text_hidden) * mid
 
