@@ -52,6 +52,7 @@ def test_hybrid_layouts():
         ({"cross_attention_layers": [3]}, "llama", "cross-attention layers"),  # only mllama's layout reads it
         ({"cross_attention_layers": [3]}, "mllama_text_model", None),
         ({}, "blip_text_model", "BERT layers with cross-attention to the image (BLIP)"),  # not Llama
+        ({"vq_config": {"embed_dim": 256}}, "chameleon", "a VQ-VAE image tokenizer (Chameleon, Emu3)"),
         ({"auto_map": {"AutoConfig": "c.C"}}, "", "no model_type, and auto_map points to remote code ('c.C')"),
         ({"auto_map": {"AutoConfig": "c\nC"}}, "", "remote code ('c\\nC'), which"),  # repr: one line
     ],

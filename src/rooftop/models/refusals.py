@@ -56,6 +56,9 @@ UNMODELLED_FIELDS = {
     "compress_ratios": "compressed sparse attention (DeepSeek-V4)",
     "hc_mult": "hyper-connections (DeepSeek-V4, Hunyuan-V4, GLM-5-Next)",
     "audio_config": "an audio tower (encoder and projector)",
+    # Chameleon, Emu3: images enter as tokens of a VQ-VAE (a convolutional encoder and decoder,
+    # 29 M and 271 M at transformers' defaults) that rooftop does not count
+    "vq_config": "a VQ-VAE image tokenizer (Chameleon, Emu3)",
     "protein_encoder_config": "a protein encoder with cross-attention aligner layers (Evolla)",
     # BERT, RoBERTa, ELECTRA, XLM-R...: token-type embeddings, post-norm encoder layers, a pooler
     "type_vocab_size": "token-type embeddings (a BERT-style encoder)",
