@@ -576,11 +576,9 @@ def _minimax_m3_vl(top: dict[str, Any], v: dict[str, Any], text_hidden: int, whe
     h, i, patch = _int(v, "hidden_size", where, 1280), _int(v, "intermediate_size", where, 5120), _patch(v, where, 14)
     embed = _int(v, "num_channels", where, 3) * _int(v, "temporal_patch_size", where, 2) * patch * patch * h
     layer = _vit_layer(h, i)
-    mid, merged = (
-        _int(top, "projector_hidden_size", where, 6144),
-        text_hidden * _int(v, "spatial_merge_size", where, 2) ** 2,
-    )
-    projector = _linear(h, mid) + _linear(mid, text_hidden) + _linear(merged, mid) + _linear(mid, text_hidden)
+    mid, merge = _int(top, "projector_hidden_size", where, 6144), _int(v, "spatial_merge_size", where, 2)
+    per_patch = _linear(h, mid) + _linear(mid, text_hidden)
+    projector = per_patch + _linear(text_hidden * merge * merge, mid) + _linear(mid, text_hidden)
     return embed + 2 * h + _int(v, "num_hidden_layers", where, 32) * layer + projector
 
 
