@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rooftop.torchops.kernel_classes import _depth0, classify, collective_of, short_kernel
+from rooftop.torchops.kernel_classes import classify, collective_of, short_kernel
 
 
 @pytest.mark.parametrize(
@@ -95,9 +95,18 @@ def _depth0_by_scan(text: str, stop: str) -> int:
     return len(text)
 
 
-@given(st.text(alphabet="ab<>() :", max_size=40), st.sampled_from(["(", " "]))
-def test_first_stop_outside_templates_matches_a_plain_scan(text: str, stop: str) -> None:
-    assert _depth0(text, stop) == _depth0_by_scan(text, stop)  # the no-template shortcut included
+def _short_by_cuts(name: str) -> str:
+    """short_kernel's name before the width cut, as it was made: cut at the first outer space until none is left."""
+    text = name.strip().replace("(anonymous namespace)::", "")
+    text = text[: _depth0_by_scan(text, "(")] or text
+    while (cut := _depth0_by_scan(text, " ")) < len(text):
+        text = text[cut + 1 :]
+    return text
+
+
+@given(st.text(alphabet="ab<>() :", max_size=60))
+def test_short_name_in_one_pass_matches_repeated_cuts(text: str) -> None:
+    assert short_kernel(text, width=100) == _short_by_cuts(text)
 
 
 @pytest.mark.parametrize(

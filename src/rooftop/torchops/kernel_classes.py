@@ -172,34 +172,51 @@ def op_of(name: str) -> str:
     return kc.op
 
 
-@cache
-def _brackets(stop: str) -> re.Pattern[str]:
-    return re.compile(f"[<>(){re.escape(stop)}]")
+_TEMPLATE_BRACKETS = re.compile(r"[<>()]")
 
 
-def _depth0(text: str, stop: str) -> int:
-    """Index of the first ``stop`` character outside <...>, or len(text).
+def _signature_name(text: str) -> str:
+    """The name in a demangled signature: after the last space and before the first '(' outside <...>.
 
     Parentheses inside a template nest, and a ``<`` or ``>`` within them compares numbers
     (vLLM's ``std::enable_if<(((8)>(0)))&&...>``): it neither opens nor closes the template.
+    One pass over the brackets notes where each run of text outside every template starts and
+    ends, and the first '(' there; the last space is then looked for in those runs from the end
+    (a loop over the brackets only, not over the spaces inside templates: half the time of
+    cutting at the first outer space until none is left). A '(' that opens the text is not an
+    argument list: the whole text is kept.
     """
-    first = text.find(stop)
-    if "<" not in (text[:first] if first >= 0 else text):  # no template before it: most names
-        return first if first >= 0 else len(text)
-    angle = paren = 0
-    for m in _brackets(stop).finditer(text):  # only the brackets and stops, not every character
-        ch = m.group()
+    runs: list[tuple[int, int]] = []  # text outside <...>, before the argument list
+    angle = paren = start = 0
+    end = len(text)
+    cut = True
+    for m in _TEMPLATE_BRACKETS.finditer(text):
+        ch, at = m.group(), m.start()
         if angle and ch in "()":
             paren = paren + 1 if ch == "(" else max(0, paren - 1)
         elif paren:
             continue
         elif ch == "<":
+            if angle == 0:
+                runs.append((start, at))
             angle += 1
         elif ch == ">":
+            if angle == 1:
+                start = at + 1
             angle = max(0, angle - 1)
-        elif ch == stop and angle == 0:
-            return m.start()
-    return len(text)
+        elif ch == "(" and cut:
+            if at == 0:
+                cut = False  # the text opens with it: not an argument list
+                continue
+            end = at
+            break
+    if angle == 0:
+        runs.append((start, end))
+    for lo, hi in reversed(runs):
+        space = text.rfind(" ", lo, hi)
+        if space >= 0:
+            return text[space + 1 : end]
+    return text[:end]
 
 
 def short_kernel(name: str, width: int = 70) -> str:
@@ -208,8 +225,5 @@ def short_kernel(name: str, width: int = 70) -> str:
     ``(anonymous namespace)::`` is dropped first: its '(' is not an argument list
     (``at::native::(anonymous namespace)::CatArrayBatchedCopy<...>(...)`` read 'at::native::').
     """
-    text = name.strip().replace("(anonymous namespace)::", "")
-    text = text[: _depth0(text, "(")] or text
-    while (cut := _depth0(text, " ")) < len(text):  # drop 'void ', 'std::enable_if<..>::type ' ...
-        text = text[cut + 1 :]
+    text = _signature_name(name.strip().replace("(anonymous namespace)::", ""))  # no 'void ', no arguments
     return text if len(text) <= width else text[: width - 1] + "…"
