@@ -82,3 +82,28 @@ PLAIN = [kernel(3, 2, 5), launch(1, 1, 5), cpu_op(0, 9, "aten::linear"), cpu_op(
 @given(st.lists(st.lists(st.sampled_from(ODD + PLAIN), max_size=8), min_size=1, max_size=4))
 def test_any_mix_matches_event_by_event(chunks: list[list[Any]]) -> None:
     _check(chunks)
+
+
+_SCALAR = st.one_of(
+    st.integers(-3, 2**48 + 1),
+    st.sampled_from([2**48, 2**63, 10**30]),  # the bound, and beyond int64
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.booleans(),
+    st.text(max_size=3),
+    st.none(),
+)
+_VALUE = st.recursive(_SCALAR, lambda inner: st.lists(inner, max_size=3), max_leaves=8)
+_SIZE = st.one_of(st.integers(0, 9), st.sampled_from([-1, 2**48, 2**48 + 1]))  # and just out of bounds
+_SIZES = st.lists(st.one_of(_SIZE, st.lists(st.one_of(_SIZE, st.lists(_SIZE, max_size=2)), max_size=3)), max_size=3)
+_NAMES = st.one_of(
+    st.none(), st.lists(st.one_of(st.sampled_from(["float", "c10::BFloat16", ""]), st.none()), max_size=3)
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.one_of(_SIZES, _VALUE), st.one_of(_NAMES, _VALUE), st.one_of(st.lists(_SCALAR, max_size=3), _VALUE))
+def test_shapes_checked_while_decoding_match_the_python_check(dims: Any, types: Any, concrete: Any) -> None:
+    # add_chunk decodes Input Dims/Input type/Concrete Inputs with typed decoders (fastjson._shape_decoders)
+    # and judges anything they refuse as before: ids, shapes and malformed counts as event by event
+    args = {"Input Dims": dims, "Input type": types, "Concrete Inputs": concrete}
+    _check([[cpu_op(0, 1, "aten::mm", **args), cpu_op(2, 1, "aten::mm", **args), cpu_op(4, 1, "aten::addmm", **args)]])

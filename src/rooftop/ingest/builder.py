@@ -37,7 +37,7 @@ INT64_BOUND = 2**63  # integers beyond int64 (ids) or so large that float() woul
 _COMM_KEYS = ("collective", "in_nelems", "out_nelems", "group_size", "comm_dtype")
 MALFORMED = -2  # shape_id of an op whose Input Dims/Input type/Concrete Inputs are not shapes
 MALFORMED_SHAPE = "cpu op with malformed Input Dims/Input type/Concrete Inputs (FLOPs not counted)"
-_MAX_DIM = 2**48  # elements along one axis; a larger (or 400-digit) dimension is not a tensor's
+MAX_DIM = 2**48  # elements along one axis; a larger (or 400-digit) dimension is not a tensor's
 _SCALARS = (str, int, float, bool, type(None))
 
 
@@ -47,7 +47,7 @@ def _dim_list(value: Any, depth: int) -> bool:
         return False
     for d in value:
         if type(d) is int:
-            if not 0 <= d <= _MAX_DIM:
+            if not 0 <= d <= MAX_DIM:
                 return False
         elif depth == 0 or not _dim_list(d, depth - 1):
             return False
@@ -199,6 +199,10 @@ class Builder:
         if not shape_ok(dims, types, concrete):
             self.skipped[MALFORMED_SHAPE] += 1
             return MALFORMED
+        return self.known_shape_id(dims, types, concrete)
+
+    def known_shape_id(self, dims: Any, types: Any, concrete: Any) -> int:
+        """:meth:`shape_id` of values already known to pass ``shape_ok``."""
         key = repr((dims, types, concrete))
         sid = self.shapes.get(key, -1)
         if sid < 0:

@@ -20,10 +20,9 @@ from rooftop.ingest.tables import CPU_OP, LAUNCH, MEMSET
 
 _COMM = ("collective", "in_nelems", "out_nelems", "group_size", "comm_dtype")
 _GET = {name: attrgetter(name) for name in ("cat", "name", "pid", "tid", "ts", "dur", "args")}
-_ARG = {
-    name: attrgetter(name)
-    for name in ("correlation", "external_id", "external_id_older", "stream", "device", "bytes", *_COMM)
-}
+_IDS = ("correlation", "external_id", "external_id_older", "stream", "device", "bytes")
+_SHAPES = ("input_dims", "input_dims_older", "input_type", "concrete_inputs")
+_ARG = {name: attrgetter(name) for name in (*_IDS, *_COMM, *_SHAPES)}
 Array = np.ndarray[Any, Any]
 
 
@@ -185,18 +184,20 @@ def _comm(b: Builder, gargs: list[Any], unset: Any) -> None:
             b.comm[first + j] = {k: (None if v is unset else v) for k, v in zip(_COMM, values)}
 
 
-def _shapes(b: Builder, args: list[Any], cpu: Array, names: list[Any], kit: Any) -> Array:
+def _shapes(b: Builder, args: list[Any], cpu: Array, names: list[str], kit: Any) -> Array:
     """Shape ids of the CPU rows; raw ``Input Dims``/``Input type``/``Concrete Inputs`` seen before skip decoding."""
     rows = np.flatnonzero(cpu).tolist()
     sid = np.full(len(rows), -1, dtype=np.int64)
     unset, seen = kit.unset, b.raw_shapes
-    hits = np.fromiter((type(n) is str and b.keeps_shape(n) for n in _take(names, rows)), bool, len(rows))
-    for j in np.flatnonzero(hits).tolist():
-        a = args[rows[j]]
-        raw = a.input_dims if a.input_dims is not unset else a.input_dims_older
+    kept = np.flatnonzero(np.fromiter(map(b.keeps_shape, _take(names, rows)), bool, len(rows))).tolist()
+    chosen = _take(args, _take(rows, kept))
+    found_ids = []
+    for raw, types, concrete in zip(
+        _older(chosen, "input_dims", unset), map(_ARG["input_type"], chosen), map(_ARG["concrete_inputs"], chosen)
+    ):
         if raw is unset:
+            found_ids.append(-1)
             continue
-        types, concrete = a.input_type, a.concrete_inputs
         key = (
             bytes(raw),
             None if types is unset else bytes(types),
@@ -204,14 +205,29 @@ def _shapes(b: Builder, args: list[Any], cpu: Array, names: list[Any], kit: Any)
         )
         found = seen.get(key)
         if found is None:
-            dims = kit.decode_raw(raw)
-            decoded = [None if x is unset else kit.decode_raw(x) for x in (types, concrete)]
-            found = -1 if dims is None else b.shape_id(dims, *decoded)
-            seen[key] = found
+            found = seen[key] = _new_shape(b, kit, raw, types, concrete)
         elif found == MALFORMED:  # counted per op, as Builder.cpu_row counts it
             b.skipped[MALFORMED_SHAPE] += 1
-        sid[j] = max(found, -1)
+        found_ids.append(found)
+    sid[kept] = np.maximum(found_ids, -1) if found_ids else -1
     return sid
+
+
+def _new_shape(b: Builder, kit: Any, raw: Any, types: Any, concrete: Any) -> int:
+    """The shape id of raw texts not seen before: checked while decoding, or decoded and judged by ``shape_id``."""
+    dims_of, types_of, concrete_of = kit.shape_decoders
+    unset = kit.unset
+    try:
+        return b.known_shape_id(
+            dims_of.decode(raw),
+            None if types is unset else types_of.decode(types),
+            None if concrete is unset else concrete_of.decode(concrete),
+        )
+    except ValueError:  # msgspec's DecodeError and ValidationError: not a plain shape
+        pass
+    dims = kit.decode_raw(raw)
+    decoded = [None if x is unset else kit.decode_raw(x) for x in (types, concrete)]
+    return -1 if dims is None else b.shape_id(dims, *decoded)
 
 
 def _extend(cols: dict[str, Any], **values: Array) -> None:

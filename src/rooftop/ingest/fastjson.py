@@ -36,12 +36,13 @@ class Unbounded(Exception):
 
 
 class Kit(NamedTuple):
-    """What the struct readers need: the chunk decoder, the absent-key marker, an empty Args, a Raw decoder."""
+    """What the struct readers need: the chunk decoder, the absent-key marker, an empty Args, Raw decoders."""
 
     decoder: Any
     unset: Any
     empty_args: Any
     decode_raw: Callable[[Any], Any]
+    shape_decoders: tuple[Any, Any, Any]  # Input Dims, Input type, Concrete Inputs: only what builder.shape_ok accepts
 
 
 @cache
@@ -82,7 +83,30 @@ def kit() -> Kit:
         ],
         gc=False,
     )
-    return Kit(msgspec.json.Decoder(list[event]), msgspec.UNSET, args(), _decode_raw)  # type: ignore[valid-type]
+    return Kit(msgspec.json.Decoder(list[event]), msgspec.UNSET, args(), _decode_raw, _shape_decoders())  # type: ignore[valid-type]
+
+
+def _shape_decoders() -> tuple[Any, Any, Any]:
+    """Typed decoders of ``Input Dims``, ``Input type`` and ``Concrete Inputs`` that accept only well-formed values.
+
+    What they accept, ``builder.shape_ok`` accepts, with the same Python values as an untyped
+    decode: sizes are integers in [0, 2**48] nested at most twice, type names strings or null,
+    concrete inputs scalars or lists of scalars. Checked in C while decoding; any other value
+    fails and is decoded and judged as before (the Python check was a third of reading shapes).
+    """
+    from typing import Annotated
+
+    import msgspec
+
+    from rooftop.ingest.builder import MAX_DIM
+
+    size = Annotated[int, msgspec.Meta(ge=0, le=MAX_DIM)]
+    scalar = str | int | float | bool | None
+    return (
+        msgspec.json.Decoder(list[size | list[size | list[size]]]),  # type: ignore[valid-type]
+        msgspec.json.Decoder(list[str | None] | None),
+        msgspec.json.Decoder(list[scalar | list[scalar]] | None),  # type: ignore[valid-type]
+    )
 
 
 UNREADABLE = "<unreadable>"  # a Raw value msgspec refuses: no shape, so counted as a malformed one
