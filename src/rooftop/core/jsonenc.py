@@ -87,11 +87,20 @@ def _text(raw: Any) -> str:
     except ValueError:  # a NaN or an inf, somewhere below
         pass
     kind = type(raw)
-    if kind is list:
-        return "[" + ", ".join(map(_text, raw)) + "]"
-    if kind is dict and all(type(k) is str and (type(v) is not float or math.isfinite(v)) for k, v in raw.items()):
+    if kind is list:  # the dicts holding one directly walked first (an import's ops: an infinite intensity each)
+        fixed = [_walk(v) if type(v) is dict and not _finite_values(v) else v for v in raw]
+        try:
+            return json.dumps(fixed, allow_nan=False)
+        except ValueError:  # deeper down
+            return "[" + ", ".join(map(_text, fixed)) + "]"
+    if kind is dict and _finite_values(raw) and all(type(k) is str for k in raw):
         return "{" + ", ".join(f"{json.dumps(k)}: {_text(v)}" for k, v in raw.items()) + "}"
     return json.dumps(_walk(raw), allow_nan=False)
+
+
+def _finite_values(d: dict[Any, Any]) -> bool:
+    """Whether no value of ``d`` itself is a NaN or an inf (its containers not looked into)."""
+    return all(type(v) is not float or math.isfinite(v) for v in d.values())
 
 
 _SCALARS = (str, int, bool, type(None))
