@@ -72,6 +72,15 @@ def test_infinite_intensity_is_null(run):
     data = json.loads(artifact.dumps(run))
     softmax = next(o for o in data["results"][0]["ops"] if o["name"] == "softmax")
     assert softmax["intensity"] is None  # flash softmax moves no HBM bytes
+    assert softmax["null_reasons"] == {"intensity": "+inf"}  # FLOPs / 0 B
+
+
+def test_a_timed_only_kernel_has_no_intensity_not_an_infinite_one():
+    from rooftop.api.ingest import import_path
+
+    data = json.loads(artifact.dumps(import_path("tests/data/hta-traces/alexnet_a100.json.gz")))
+    timed = [o for o in data["results"][0]["ops"] if o["flops"] == 0 and o["bytes"] == 0]
+    assert timed and all(o["intensity"] is None and o["null_reasons"] == {"intensity": "nan"} for o in timed)  # 0/0
 
 
 @pytest.mark.parametrize(

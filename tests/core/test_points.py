@@ -33,6 +33,7 @@ def test_zero_flop_ops_use_bandwidth():
     p = point(flops=0.0, bytes=50.0, time_s=10.0)
     assert p.roof_efficiency(ROOFS) == 0.5  # 5 B/s of 10
     assert point(bytes=0.0).intensity == math.inf
+    assert math.isnan(point(flops=0.0, bytes=0.0).intensity)  # a timed-only kernel: 0/0, no intensity
 
 
 def test_unknown_dtype_falls_back():

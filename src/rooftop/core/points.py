@@ -96,8 +96,14 @@ class RooflinePoint(msgspec.Struct, frozen=True):
 
     @property
     def intensity(self) -> float:
-        """Arithmetic intensity, FLOP per byte at ``level`` (inf when no bytes move)."""
-        return self.flops / self.bytes if self.bytes > 0 else float("inf")
+        """Arithmetic intensity, FLOP per byte at ``level``: inf for FLOPs without bytes, NaN for neither.
+
+        A kernel known only by its time (no recorded shapes, a collective) has no intensity, not an
+        infinite one: 0 FLOP / 0 B is 0/0, written as null with the reason ``nan``.
+        """
+        if self.bytes > 0:
+            return self.flops / self.bytes
+        return float("inf") if self.flops > 0 else float("nan")
 
     @property
     def flop_per_s(self) -> float:

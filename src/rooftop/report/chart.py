@@ -107,7 +107,7 @@ class ChartPoint(msgspec.Struct, frozen=True):
         if p.link_bytes:
             lines.append(f"link bytes: {si(p.link_bytes, 'B')}")
         lines += [
-            f"intensity: {p.intensity:.4g} FLOP/B" if math.isfinite(p.intensity) else "intensity: ∞ (no HBM bytes)",
+            f"intensity: {p.intensity:.4g} FLOP/B" if math.isfinite(p.intensity) else _no_intensity(p),
             f"time: {seconds(p.time_s) if p.time_s else '—'} ({self.share:.1%} of its result)",
             f"FLOP/s: {si(p.flop_per_s, 'FLOP/s')} · B/s: {si(p.bytes_per_s, 'B/s')}",
             f"roof efficiency: {self.efficiency:.1%}" if math.isfinite(self.efficiency) else "roof efficiency: —",
@@ -250,6 +250,11 @@ def merge_shared(lines: list[RoofLine], devices: list[str]) -> list[RoofLine]:
         label = f"{', '.join(names)} {line.label}" if names else line.label
         out.append(RoofLine(label, line.family, line.kind, line.source, line.xs, line.ys, line.colour))
     return out
+
+
+def _no_intensity(p: RooflinePoint) -> str:
+    """The tooltip line of a point without a finite intensity."""
+    return f"intensity: ∞ (no {p.level.upper()} bytes)" if p.flops > 0 else "intensity: — (no FLOPs, no bytes)"
 
 
 def _place(p: RooflinePoint, roofs: Roofs) -> tuple[float, float, str]:

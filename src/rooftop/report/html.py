@@ -146,7 +146,7 @@ def ops_table(result: Result) -> str:
             + _td(si(p.bytes, "B"), p.bytes)
             + _td(si(t.weight_bytes, "B") if t else "", t.weight_bytes if t else 0)
             + _td(si(t.kv_bytes, "B") if t else "", t.kv_bytes if t else 0)
-            + _td(f"{p.intensity:.3g}" if math.isfinite(p.intensity) else "∞", p.intensity)
+            + _td(f"{p.intensity:.3g}" if math.isfinite(p.intensity) else "∞" if p.flops > 0 else "—", p.intensity)
             + _td(seconds(p.time_s) if p.time_s else "—", p.time_s or 0)
             + _td(f"{share:.1%}", share)
             + _td(si(p.flop_per_s, "FLOP/s"), p.flop_per_s)

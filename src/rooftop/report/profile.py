@@ -91,7 +91,7 @@ def profile_rows(result: Result, roofs: Roofs) -> list[dict[str, Cell]]:
                 "ratio": f"{(p.time_s or 0) / a['time_s']:.2f}×" if a and a["time_s"] else "—",
                 "flops": si(p.flops, "") if p.flops else "0",
                 "bytes": si(p.bytes, "B"),
-                "intensity": num(p.intensity) if p.bytes else "∞",
+                "intensity": num(p.intensity),
                 "model_intensity": num(a["flops"] / a["bytes"]) if a and a["bytes"] else "—",
                 "achieved": si(p.flop_per_s, "FLOP/s") if p.flops else si(p.bytes_per_s, "B/s"),
                 "roof_eff": f"{p.roof_efficiency(roofs):.0%}",

@@ -65,7 +65,7 @@ def op_row(p: RooflinePoint, total_time: float) -> dict[str, Cell]:
         "kv_write": si(t.kv_write_bytes, "B") if t else "",
         "kv": si(t.kv_read_bytes + t.kv_write_bytes, "B") if t else "",
         "bytes": si(p.bytes, "B"),
-        "intensity": num(p.intensity) if p.bytes else "∞",
+        "intensity": num(p.intensity),
         "time": seconds(p.time_s or float("nan")),
         "share": f"{(p.time_s or 0) / total_time:.1%}",
         "bound": _bound_text(p.bound),
