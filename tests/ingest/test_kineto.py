@@ -87,6 +87,13 @@ def test_no_kernels_is_an_error(tmp_path: Path) -> None:
         read_trace(write_trace(tmp_path / "t.json", [launch(0, 1, 1)]))
 
 
+def test_kernels_all_unusable_say_why(tmp_path: Path) -> None:
+    events = [kernel(0, -1, 1), {**kernel(2, 1, 2), "ts": "soon"}, {**kernel(4, 1, 3), "cat": "Kernel", "dur": -3}]
+    with pytest.raises(TraceFormatError, match=r"\(kernel 2, Kernel 1\); skipped: 1 kernel event with negative "
+                       r"duration, 1 kernel event without numeric ts/dur, 1 Kernel event with negative duration$"):  # fmt: skip
+        read_trace(write_trace(tmp_path / "t.json", events))
+
+
 def test_no_kernels_says_what_the_file_holds_instead(tmp_path: Path) -> None:
     # HTA's tests/data/memory_analysis/memory_timeline.raw.gz: a bare array of [ts, action, bytes, category].
     timeline = tmp_path / "memory_timeline.raw"

@@ -286,6 +286,10 @@ def _no_kernels(p: Path, builder: Builder) -> str:
     cats = _categories(p)
     seen = ", ".join(f"{cat} {n:,}" for cat, n in cats.most_common(4))
     text = f"{p}: no GPU kernel events (cat=kernel) among {builder.events:,} events ({seen or 'no categories'}); "
+    gpu = {cat for cat, kind in builder.cat_kind.items() if kind <= MEMSET}
+    dropped = {why: n for why, n in builder.skipped.items() if why.split(" ", 1)[0] in gpu}
+    if dropped:  # GPU events there, none usable (builder.py's reasons open with the event's cat)
+        return text + "skipped: " + ", ".join(f"{n:,} {why}" for why, n in dropped.items())
     if "cuda_profiler_range" in cats:  # CUPTI's range profiler: counters per kernel, replayed, no timeline
         return text + (
             "its cuda_profiler_range events are CUPTI counters of replayed kernels, not a timeline: "
