@@ -8,9 +8,11 @@ import numpy as np
 import pytest
 
 from rooftop.errors import TraceFormatError
+from rooftop.ingest.join import join
 from rooftop.ingest.kineto import KERNEL, MEMCPY, MEMSET, read_trace
+from rooftop.ingest.trace_points import points
 from rooftop.torchops.cost import costable
-from tests.ingest.conftest import hta, kernel, launch, write_trace
+from tests.ingest.conftest import cpu_op, hta, kernel, launch, write_trace
 
 COUNTS = {  # README: events, kernels, memcpy, memset
     "sampled_rank-0.json.gz": (4855, 1154, 40, 10),
@@ -111,3 +113,26 @@ def test_not_json(tmp_path: Path) -> None:
     path.write_text("hello")
     with pytest.raises(TraceFormatError, match="not a JSON trace"):
         read_trace(path)
+
+
+def test_an_intel_xpu_trace_joins_its_kernels_through_the_runtime_calls(tmp_path: Path) -> None:
+    # The layout of Kineto's xpupti plugin (pytorch/kineto libkineto/src/plugin/xpupti/XpuptiActivityHandlers.cpp):
+    # launches are cat "xpu_runtime" named by the oneAPI call, kernels carry "sycl queue"/"l0 queue" and no
+    # "stream" (their tid is the queue), and every event the op's External id. Names, ids and times as a public
+    # walk-through of a PyTorch 2.10.0a0 XPU trace (Aurora, PTI 0.17) quotes its three events.
+    op = cpu_op(95786069998.433, 44332.734, "aten::addmm", ext=5,
+                **{"Input Dims": [[64], [32, 128], [128, 64]], "Input type": ["float", "float", "float"]})  # fmt: skip
+    call = {**launch(95786113648.115, 640.29, 4131, name="urEnqueueKernelLaunch", cat="xpu_runtime", ext=5)}
+    gemm = {
+        "ph": "X", "cat": "kernel", "name": "gemm_kernel", "pid": 0, "tid": 0, "ts": 95786114294.336, "dur": 8.96,
+        "args": {"External id": 5, "kernel_id": 1, "l0 queue": "0x000055d08b8fc138", "sycl queue": 64,
+                 "context": "0x000055d08918fc78", "correlation": 4131, "device": 0},
+    }  # fmt: skip
+    sync = launch(95786114400.0, 20.0, 4132, name="urQueueFinish", cat="xpu_runtime")
+    trace = read_trace(write_trace(tmp_path / "xpu.json", [op, call, gemm, sync],
+                                   deviceProperties=[{"name": "Intel(R) Data Center GPU Max 1550"}]))  # fmt: skip
+    joined = join(trace)
+    assert trace.vendor == "Intel" and trace.launches.ts_us.size == 2
+    assert joined.launch.tolist() == [0] and trace.cpu.name_id[joined.op].tolist() == [trace.names.index("aten::addmm")]
+    (point,) = points(trace, joined)
+    assert point.flops == 2 * 32 * 128 * 64  # addmm (32x128) @ (128x64): 2·M·K·N, its FLOPs reach the XPU kernel
