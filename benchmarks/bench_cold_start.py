@@ -8,8 +8,9 @@ What a user waits for from pressing Enter to the prompt coming back, start-up im
   ``TraceAnalysis(trace_dir=FOLDER)`` and its temporal breakdown (what ``rooftop import`` reports).
 
 hyperfine-like: ``--warmup`` runs of each first (default 2: the page cache and byte-code caches
-are warm, as for a user's second run), then ``--runs`` (default 10) interleaved runs, rooftop then
-HTA, so both see the same machine load; mean ± standard deviation, min, and the ratio of means
+are warm, as for a user's second run), then ``--runs`` (default 10) rounds of one run of each
+tool, in a shuffled order each round (seeded), so all see the same machine load and none always
+follows the same neighbour; mean ± standard deviation, min, and the ratio of means
 with its 95 % bootstrap interval (pairs of interleaved runs resampled: the target is met when the
 whole interval clears it; a machine whose speed drifts needs more runs to decide) and of minima
 (the minimum is the least disturbed by other jobs on a shared machine), both for CPU time
@@ -106,16 +107,19 @@ def measure(trace: Path, runs: int, warmup: int) -> dict[str, list[tuple[float, 
             for argv, tool_env in argvs.values():
                 once(argv, tool_env)
         times: dict[str, list[tuple[float, float, int]]] = {tool: [] for tool in argvs}
+        rng = random.Random(0)
         for _ in range(runs):
-            for tool, (argv, tool_env) in argvs.items():
-                times[tool].append(once(argv, tool_env))
+            order = list(argvs)
+            rng.shuffle(order)  # no tool always runs after the same one (HTA leaves both cores warm)
+            for tool in order:
+                times[tool].append(once(*argvs[tool]))
     return times
 
 
 def ratio_interval(mine: list[float], theirs: list[float], draws: int = 2000) -> tuple[float, float]:
     """95 % bootstrap interval of mean(theirs) / mean(mine), resampling the interleaved runs in pairs.
 
-    Run i of each tool ran back to back, under the same load, so a pair is resampled whole
+    Run i of each tool ran in the same round, under the same load, so a pair is resampled whole
     (fixed seed: the same runs give the same interval).
     """
     rng = random.Random(0)
@@ -145,7 +149,7 @@ def report(trace: Path, runs: int, times: dict[str, list[tuple[float, float, int
     """Print one trace's numbers; its (CPU, wall) ratios of HTA's mean to rooftop's, with their intervals."""
     la = os.getloadavg()
     print(f"{trace.name} ({trace.stat().st_size / 1e3:.0f} kB; {text_size(trace) / 1e6:.2f} MB of JSON)")
-    print(f"{runs} runs each, interleaved; {os.cpu_count()} CPUs, "
+    print(f"{runs} runs each, interleaved in shuffled order; {os.cpu_count()} CPUs, "
           f"load average {la[0]:.2f} {la[1]:.2f} {la[2]:.2f}")  # fmt: skip
     ratios = []
     for i, what in ((1, "CPU (user + sys)"), (0, "wall")):
