@@ -24,7 +24,7 @@ TARGET = Path(__file__).resolve().parents[1] / "tests" / "data" / "default_confi
 COUNTED = (
     "afmoe apertus apertus1p5_text arcee aria_text axk1 bailing_hybrid bamba beam biogpt bitnet bloom codegen"
     " cohere cohere2 cohere2_moe cwm deepseek_v3 ergo ernie4_5 ernie4_5_moe exaone exaone4 exaone_moe"
-    " falcon falcon_h1 flex_olmo flint gemma gemma2 gemma3 gemma3_text gemma4 gemma4_text glm glm4"
+    " falcon falcon_h1 flex_olmo flint gemma gemma2 gemma3 gemma3_text gemma3n_text gemma4 gemma4_text glm glm4"
     " glm4_moe_lite gpt-sw3 gpt2 gpt_bigcode gpt_neox gpt_oss gptj granite granite_swa granitemoe"
     " granitemoe_swa granitemoehybrid granitemoeshared helium hy_v3 hyperclovax internlm3 iquestcoder"
     " jais2 jamba kimi_linear kolibri1 laguna lara_mini lfm2 lfm3 llama llama4_text mellum mimo_v2_flash minicpm3"
@@ -67,7 +67,6 @@ REFUSED = {
     "modernbert-decoder": "ModernBERT's prediction head",
     "bert-generation": "a BERT encoder stack",
     "evolla": "a protein encoder",
-    "gemma3n_text": "AltUp and LAuReL blocks",
     **dict.fromkeys(
         (
             "bert big_bird camembert data2vec-text electra ernie megatron-bert rembert roberta"

@@ -218,6 +218,26 @@ DEFAULT_SHRINK: dict[str, dict[str, Any]] = {
     },
     "minicpm5_moe": {**SMALL, **MOE_SMALL, "num_hidden_layers": 3, "num_key_value_heads": 2, "n_routed_experts": 4},
     "param2moe": {**SMALL, **MOE_SMALL, "num_hidden_layers": 3, "num_key_value_heads": 2, "n_routed_experts": 4},
+    # Gemma 3n: AltUp's 4 streams, LAuReL, per-layer inputs, MatFormer MLP widths, the last 2 layers KV-shared
+    "gemma3n_text": {
+        **SMALL,
+        **WINDOWED,
+        "num_hidden_layers": 5,
+        "layer_types": [
+            "sliding_attention",
+            "full_attention",
+            "sliding_attention",
+            "sliding_attention",
+            "full_attention",
+        ],
+        "num_key_value_heads": 2,
+        "intermediate_size": [96, 96, 64, 96, 128],
+        "activation_sparsity_pattern": [0.95, 0.95, 0.0, 0.0, 0.0],
+        "num_kv_shared_layers": 2,
+        "hidden_size_per_layer_input": 8,
+        "vocab_size_per_layer_input": 128,
+        "laurel_rank": 4,
+    },
 }
 
 

@@ -122,15 +122,30 @@ def test_output_gates_post_moe_norm_and_weightless_norms():
     assert nano.attention_params() == llama and nano.norm_params == 0  # q/k norms without weights
 
 
-def test_gemma_3n_is_refused_by_name_before_its_list_of_mlp_widths_is_read():
-    # transformers 5.24's Gemma3nTextConfig() writes intermediate_size as one width per layer (a list);
-    # the refusal names the family's structure, not a malformed field, nested or at the top
+def test_gemma_3n_text_counts_altup_laurel_and_matformer_widths():
+    # Gemma3nTextConfig()'s defaults are Gemma 3n E4B's text model (its count equals transformers' in
+    # test_default_configs). Cut to MatFormer slices of 8,192 in its first 10 layers, the model loses
+    # 10 layers x 3 x 2,048 x 8,192 MLP weights: 6,835,235,568 - 503,316,480 = 6,331,919,088, what
+    # transformers 5.25 builds on the meta device for intermediate_size=[8192] * 10 + [16384] * 25.
+    text = {"model_type": "gemma3n_text", "intermediate_size": [8192] * 10 + [16384] * 25}
+    spec = spec_from_config(text, "gemma-3n-mix")
+    assert spec.param_count() == 6_331_919_088 and spec.describe()["ffn_widths"] == {16384: 25, 8192: 10}
+    # AltUp: per layer an output scale (2,048), coefficients 4 x 4 + 4 x 16, a router 2,048 x 4; once,
+    # 3 + 3 projections of 2,048 x 2,048. LAuReL: 2 x 2,048 x 64 per layer. 35 layers.
+    altup = 35 * (2048 + 16 + 64 + 2048 * 4) + 6 * 2048 * 2048
+    assert (
+        spec.altup_laurel_params == altup + 35 * 2 * 2048 * 64 == 25_527_024 + 9_175_040
+    )  # as transformers lists them
+    assert spec.kv_elements_per_token == 20 * 2 * 2 * 256  # the last 15 of 35 layers cache nothing
+    with pytest.raises(SpecError, match="'intermediate_size' has 3 widths for 35 layers"):
+        spec_from_config({**text, "intermediate_size": [8192, 8192, 16384]}, "x")
+
+
+def test_the_whole_gemma_3n_model_is_refused_for_its_towers():
+    # the released checkpoints' config.json: a MobileNet-V5 (timm) vision tower and a conformer audio tower
     text = {"model_type": "gemma3n_text", "hidden_size": 2048, "intermediate_size": [16384] * 35}
-    for config in (text, {"model_type": "gemma3n", "text_config": text}):
-        with pytest.raises(
-            SpecError, match="'gemma3n(_text)?' has AltUp and LAuReL blocks .* which rooftop does not model"
-        ):
-            spec_from_config(config, "gemma-3n")
+    with pytest.raises(SpecError, match="'gemma3n' has a MobileNet-V5 vision tower .* alone reads as gemma3n_text"):
+        spec_from_config({"model_type": "gemma3n", "text_config": text}, "gemma-3n")
 
 
 def test_bert_style_encoders_and_unknown_layer_types_are_refused_by_name():

@@ -52,7 +52,8 @@ def decompose(spec: ModelSpec, w: Workload) -> list[Op]:
     step = _Step(spec, w)
     recurrent = (hybrid.linear_attention, hybrid.state_space, hybrid.short_conv, hybrid.rg_lru)
     mixers = [*step.attention(), *(op for ops in recurrent for op in ops(step))]
-    ops = [*step.embedding(), *mixers, *step.feed_forward(), *step.per_layer_inputs(), *step.head()]
+    ops = [*step.embedding(), *mixers, *step.feed_forward(), *step.per_layer_inputs(), *step.altup_laurel()]
+    ops += step.head()
     return [op for op in ops if op.count > 0]
 
 
@@ -147,7 +148,7 @@ class _Step:
         return ops
 
     def per_layer_inputs(self) -> list[Op]:
-        """Gemma 4's per-layer inputs (none without them).
+        """Gemma 3n's and Gemma 4's per-layer inputs (none without them).
 
         Once: a gather of layers × p features per token and the projection of the embedding to
         them (then a norm over each layer's p). In every layer: a gate (hidden -> p), its
@@ -167,6 +168,38 @@ class _Step:
             self.activation("per_layer_act", s.layers, "mlp", tok, p),
             self.gemm("per_layer_proj", p, s.hidden, s.layers, group="mlp"),
         ]
+
+    def altup_laurel(self) -> list[Op]:
+        """Gemma 3n's AltUp streams and LAuReL residuals (none without them).
+
+        AltUp keeps n streams of the hidden state. Once: the embedding projected to the n - 1 other
+        streams, and back before the final norm (every token). In every layer, before and after
+        it runs: the router (a norm, hidden -> n); the prediction (n -> n²) and correction (n -> n)
+        coefficients; the streams mixed by the predicted n × n matrix (n² multiply-adds per
+        feature; the correction, n per feature, is elementwise like a residual add, not counted).
+        LAuReL: hidden -> rank -> hidden and a norm. The layers' own norm of each (router, LAuReL)
+        is in ``extra_norms``; the router's second one is here. Small, kept whole on every
+        tensor-parallel GPU.
+        """
+        s, n, rank = self.spec, self.spec.altup_inputs, self.spec.laurel_rank
+        ops = []
+        if n:
+            features = self.tokens * s.hidden  # one row per feature for the per-feature stream mixing
+            ops += [
+                self.gemm("altup_proj", s.hidden, s.hidden, n - 1, group="embedding"),
+                self.norm("altup_router_norm", s.layers),
+                self.gemm("altup_router", s.hidden, n, 2 * s.layers, group="altup"),
+                self.gemm("altup_pred_coefs", n, n * n, s.layers, group="altup"),
+                self.gemm("altup_corr_coefs", n, n, s.layers, group="altup"),
+                self.gemm("altup_predict", n, n, s.layers, features, group="altup"),
+                self.gemm("altup_unembed", s.hidden, s.hidden, n - 1, group="head"),
+            ]
+        if rank:
+            ops += [
+                self.gemm("laurel_left", s.hidden, rank, s.layers, group="laurel"),
+                self.gemm("laurel_right", rank, s.hidden, s.layers, group="laurel"),
+            ]
+        return ops
 
     def attention(self) -> list[Op]:
         """Norm, projections, KV append, score/softmax/value per window kind, output projection, all-reduce.
@@ -325,7 +358,10 @@ class _Step:
         for i in range(s.layers):
             if s.ffn_kind(i) in ("dense", DENSE_MOE):
                 widths[s.ffn_width(i)] = widths.get(s.ffn_width(i), 0) + 1
-        for prefix, (width, count) in zip(("", "wide_"), sorted(widths.items()), strict=False):
+        # one width: gate_proj...; two: gate_proj and wide_gate_proj; more (Gemma 3n's MatFormer
+        # slices): mlp8192_gate_proj, mlp16384_gate_proj...
+        for k, (width, count) in enumerate(sorted(widths.items())):
+            prefix = ("", "wide_")[k] if len(widths) <= 2 else f"mlp{width}_"
             ops += self.mlp(prefix, width, count, "mlp")
         if s.moe and s.moe_layers:
             ops += self._experts()

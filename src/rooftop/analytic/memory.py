@@ -90,7 +90,7 @@ def budget(
     a = dtype(w.act_dtype).bytes
     kv_per_seq = kv_bytes_per_sequence(spec, w)
     q_dim = max([spec.q_dim, *(a.q_dim for _, a in spec.attention_shapes)])
-    ffn = math.ceil(spec.moe.expert_ffn * spec.moe.active_k) if spec.moe else max(spec.ffn, spec.kv_shared_ffn)
+    ffn = math.ceil(spec.moe.expert_ffn * spec.moe.active_k) if spec.moe else spec.widest_ffn
     widest = max(spec.hidden, q_dim // w.tp, 2 * ffn // w.tp)
     act_per_seq = w.new_tokens * (2 * spec.hidden + widest) * a + spec.vocab / w.tp * 4.0
     batch = np.asarray(w.batch, dtype=np.float64)

@@ -42,7 +42,6 @@ COUNTS: dict[str, tuple[int, int]] = {
     "num_kv_heads": (1, MAX_HEADS),  # Falcon
     "head_dim": (0, MAX_WIDTH),  # 0: hidden / heads
     "attention_head_dim": (0, MAX_WIDTH),
-    "intermediate_size": (0, MAX_WIDTH),
     "n_inner": (0, MAX_WIDTH),
     "ffn_dim": (0, MAX_WIDTH),
     "ffn_hidden_size": (0, MAX_WIDTH),
@@ -118,6 +117,8 @@ COUNTS: dict[str, tuple[int, int]] = {
     "num_kv_shared_layers": (0, MAX_LAYERS),
     "hidden_size_per_layer_input": (0, MAX_WIDTH),
     "vocab_size_per_layer_input": (1, MAX_VOCAB),
+    "altup_num_inputs": (0, MAX_HEADS),  # Gemma 3n
+    "laurel_rank": (0, MAX_WIDTH),
     "top_k_experts": (0, MAX_EXPERTS),
     "swa_num_attention_heads": (1, MAX_HEADS),
     "swa_num_key_value_heads": (1, MAX_HEADS),
@@ -128,9 +129,11 @@ COUNTS: dict[str, tuple[int, int]] = {
 LAYER_LISTS = ("mlp_only_layers", "moe_layers", "attn_layer_indices")
 # field -> one entry per layer (a pattern string or a list of layer kinds)
 PER_LAYER = ("hybrid_override_pattern", "layers_block_type", "layer_types", "mlp_layer_types", "hybrid_layer_pattern")
-# field -> one integer, or one per layer (Hunyuan writes "moe_topk": [8, 8, ...]; fields.int_field
-# reads a list of equal entries as that entry and refuses one that varies)
+# field -> one integer, or one per layer (Hunyuan writes "moe_topk": [8, 8, ...], Gemma 3n
+# "intermediate_size": [16384, ...]; fields.int_field reads a list of equal entries as that entry
+# and refuses one that varies)
 PER_LAYER_COUNTS: dict[str, tuple[int, int]] = {
+    "intermediate_size": (0, MAX_WIDTH),
     "num_experts_per_tok": (0, MAX_EXPERTS),
     "moe_topk": (0, MAX_EXPERTS),
     "moe_intermediate_size": (0, MAX_WIDTH),

@@ -46,6 +46,25 @@ GEMMA4_TEXT_FIELDS = {
     "hidden_size_per_layer_input": 256,
     "vocab_size_per_layer_input": 262144,
 }
+# Gemma3nTextConfig's defaults (transformers 5.25.0) for the fields rooftop reads: Gemma 3n E4B's
+# text model; a config without layer_types has four sliding layers to one full
+GEMMA3N_TEXT_FIELDS = {
+    "vocab_size": 262400,
+    "hidden_size": 2048,
+    "intermediate_size": 16384,
+    "num_hidden_layers": 35,
+    "num_attention_heads": 8,
+    "num_key_value_heads": 2,
+    "head_dim": 256,
+    "max_position_embeddings": 32768,
+    "sliding_window": 512,
+    "sliding_window_pattern": 5,
+    "hidden_size_per_layer_input": 256,
+    "vocab_size_per_layer_input": 262144,
+    "altup_num_inputs": 4,
+    "laurel_rank": 64,
+    "num_kv_shared_layers": 15,
+}
 # MllamaTextConfig's defaults (transformers 5.24.0): Llama 3.2 11B Vision's text model
 MLLAMA_TEXT_FIELDS = {
     "hidden_size": 4096,
@@ -116,6 +135,14 @@ FAMILIES: dict[str, dict[str, Any]] = {
         "norms_per_layer": 4,
         "qk_norm": True,
         "fields": GEMMA3_TEXT_FIELDS,
+    },
+    # Gemma 3n: KV sharing, per-layer inputs, AltUp streams and LAuReL residuals (models/layouts.py)
+    "gemma3n_text": {
+        "tied_embeddings": True,
+        "activation": "gelu",
+        "qk_norm": True,
+        "per_layer_ffn": True,  # intermediate_size: one width per layer, read by the layout
+        "fields": GEMMA3N_TEXT_FIELDS,
     },
     # Gemma 4: per-kind attention shapes, MoE block, KV sharing, per-layer inputs (models/layouts.py)
     "gemma4_text": {

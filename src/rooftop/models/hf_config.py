@@ -181,7 +181,7 @@ def _shape_fields(config: dict[str, Any], model_type: str, arch: dict[str, Any],
         "hidden": hidden,
         "heads": heads,
         "kv_heads": _kv_heads(config, model_type, heads, where),
-        "ffn": _int(config, "intermediate_size", where, default=_default_ffn(config, gated, hidden)),
+        "ffn": _ffn(config, arch, where, default=_default_ffn(config, gated, hidden)),
         "vocab": _int(config, "vocab_size", where),
         "head_dim": _int(config, "head_dim", where, default=_int(config, "attention_head_dim", where, default=0)),
         "tied_embeddings": bool(_get(config, "tie_word_embeddings", arch.get("tied_embeddings", False))),
@@ -210,6 +210,14 @@ def _shape_fields(config: dict[str, Any], model_type: str, arch: dict[str, Any],
     if model_type == "granitemoehybrid" and not config.get("num_local_experts"):  # dense: the shared MLP only
         fields["ffn"] = _int(config, "shared_intermediate_size", where)
     return fields
+
+
+def _ffn(config: dict[str, Any], arch: dict[str, Any], where: str, default: int | None) -> int:
+    """The MLP width; the widest of a per-layer list in a family whose layout reads the list (Gemma 3n)."""
+    widths = config.get("intermediate_size")
+    if arch.get("per_layer_ffn") and isinstance(widths, list) and widths:
+        return max(int(w) for w in widths)  # ints: config_schema checked each entry
+    return _int(config, "intermediate_size", where, default=default)
 
 
 def _default_ffn(config: dict[str, Any], gated: bool, hidden: int) -> int | None:

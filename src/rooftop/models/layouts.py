@@ -22,7 +22,7 @@ import msgspec
 
 from rooftop.errors import SpecError
 from rooftop.models.config_schema import MAX_HEADS, MAX_WIDTH
-from rooftop.models.fields import count_field
+from rooftop.models.fields import count_field, get_field
 from rooftop.models.mixers import RGLRU, AttentionShape, ShortConv
 from rooftop.models.spec import DENSE_MOE
 
@@ -69,6 +69,35 @@ def _gemma4(config: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
     if per_layer:
         out["per_layer_input"] = per_layer
         out["per_layer_vocab"] = count_field(config, "vocab_size_per_layer_input", fields["vocab"], minimum=1)
+    return out
+
+
+def _gemma3n(config: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """Gemma 3n (transformers' Gemma3nTextModel): Gemma 4's KV sharing and per-layer inputs, AltUp, LAuReL.
+
+    The hidden state is kept as ``altup_num_inputs`` streams; each layer runs one and predicts and
+    corrects the others (AltUp, with a router and its norm), beside a low-rank residual of
+    ``laurel_rank`` (LAuReL, with a norm). Seven norms per layer: Gemma's four, the per-layer
+    input's, AltUp's router norm and LAuReL's. The first layers' MLP activations are made sparse
+    by a top-k over a Gaussian cutoff (``activation_sparsity_pattern``): computed dense, so the
+    FLOPs are the dense MLP's. ``intermediate_size`` may give each layer its own MLP width (the
+    MatFormer slices of a model cut from E4B, from 8192 to 16384).
+    """
+    per_layer = count_field(config, "hidden_size_per_layer_input", 0)
+    out: dict[str, Any] = {
+        "kv_shared_layers": count_field(config, "num_kv_shared_layers", 0),
+        "altup_inputs": count_field(config, "altup_num_inputs", 0),
+        "laurel_rank": count_field(config, "laurel_rank", 0),
+        "norms_per_layer": 7 if per_layer else 6,
+    }
+    if per_layer:
+        out["per_layer_input"] = per_layer
+        out["per_layer_vocab"] = count_field(config, "vocab_size_per_layer_input", fields["vocab"], minimum=1)
+    widths = get_field(config, "intermediate_size")
+    if isinstance(widths, list) and len(widths) != fields["layers"]:
+        raise SpecError(f"field 'intermediate_size' has {len(widths)} widths for {fields['layers']} layers")
+    if isinstance(widths, list) and len(set(widths)) > 1:
+        out["ffn_widths"] = tuple(int(w) for w in widths)
     return out
 
 
@@ -314,6 +343,7 @@ def _recurrent_gemma(config: dict[str, Any], fields: dict[str, Any]) -> dict[str
 
 LAYOUTS: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] = {
     "gemma4_text": _gemma4,
+    "gemma3n_text": _gemma3n,
     "mimo_v2_flash": _mimo_v2,
     "lfm2": _lfm2,
     "lfm2_moe": functools.partial(_lfm2, adjust=False),

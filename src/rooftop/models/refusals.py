@@ -15,9 +15,11 @@ from rooftop.models.families import FAMILIES, auto_config_family
 # model_types whose structure rooftop does not model, with the feature that is missing.
 REFUSED_TYPES = {
     "jetmoe": "mixture-of-attention-heads layers (JetMoE)",
-    # transformers 5.24's Gemma3nTextModel: AltUp streams, LAuReL residuals, per-layer MLP widths
-    "gemma3n": "AltUp and LAuReL blocks with per-layer MLP widths (Gemma 3n)",
-    "gemma3n_text": "AltUp and LAuReL blocks with per-layer MLP widths (Gemma 3n)",
+    # Gemma 3n's whole model: its text model (gemma3n_text) is modelled, the towers are timm code
+    "gemma3n": (
+        "a MobileNet-V5 vision tower (timm) and a conformer audio tower"
+        " (Gemma 3n; its text_config alone reads as gemma3n_text)"
+    ),
     "doge": "dynamic-mask attention with cross-domain MoE (Doge)",
     "xlstm": "xLSTM blocks",
     "rwkv": "RWKV time-mixing blocks",
@@ -92,7 +94,7 @@ HYBRID_FIELDS = {
 def refused_type(config: dict[str, Any]) -> str | None:
     """Why a config whose model_type (or its text_config's) rooftop refuses by name cannot be modelled.
 
-    Checked before the fields are: Gemma 3n's list of MLP widths is its family's, not a malformed field.
+    Checked before the fields are, so that the refusal names the family rather than a field.
     """
     text = config.get("text_config")
     for kind in (config.get("model_type"), text.get("model_type") if isinstance(text, dict) else None):

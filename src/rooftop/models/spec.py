@@ -5,7 +5,8 @@ MLA, tied embeddings, learned positions, LayerNorm/RMSNorm, gated/plain MLPs, bi
 sinks and output gates; per-layer token mixers (full, sliding, chunked attention, gated DeltaNet,
 KDA, Mamba, LFM2's short convolution: ``mixers``) and feed-forward kinds (``ffns``; Gemma 4 runs a dense MLP beside its
 experts); per-kind attention shapes (``attention_shapes``: Gemma 4, MiMo-V2), layers reading an
-earlier layer's KV cache (``kv_shared_layers``) and per-layer inputs (``per_layer_input``).
+earlier layer's KV cache (``kv_shared_layers``), per-layer inputs (``per_layer_input``) and Gemma
+3n's AltUp streams and LAuReL residuals (``altup_inputs``, ``laurel_rank``).
 """
 
 from __future__ import annotations
@@ -114,8 +115,11 @@ class ModelSpec(msgspec.Struct, frozen=True, dict=True):
     attention_shapes: tuple[tuple[str, AttentionShape], ...] = ()  # (mixer kind, its shape) where it has its own
     kv_shared_layers: int = 0  # the last N layers attend over an earlier layer's cache: no K/V projections
     kv_shared_ffn: int = 0  # MLP width of those layers (Gemma 4's use_double_wide_mlp); 0: ffn
+    ffn_widths: tuple[int, ...] = ()  # per layer (Gemma 3n's MatFormer slices); empty: ffn everywhere
     per_layer_input: int = 0  # Gemma 4's per-layer inputs: p features per layer from a packed table
     per_layer_vocab: int = 0  # rows of that table
+    altup_inputs: int = 0  # Gemma 3n's AltUp: the hidden state kept as n streams, one run by each layer
+    laurel_rank: int = 0  # Gemma 3n's LAuReL: a low-rank residual (hidden -> rank -> hidden) in every layer
     vision_params: int = 0  # the vision tower and projector (the text path is what is analysed)
     idle_params: int = 0  # text-model weights a text-only request never runs (mllama's cross-attention layers)
     source: str = ""
@@ -167,6 +171,10 @@ class ModelSpec(msgspec.Struct, frozen=True, dict=True):
             raise SpecError(f"{self.name}: MLA layers have one shape")
         if not 0 <= self.kv_shared_layers < self.layers:
             raise SpecError(f"{self.name}: kv_shared_layers must be in 0..layers - 1")
+        if self.ffn_widths and (len(self.ffn_widths) != self.layers or min(self.ffn_widths) < 0):
+            raise SpecError(f"{self.name}: {len(self.ffn_widths)} MLP widths for {self.layers} layers")
+        if self.altup_inputs == 1 or self.altup_inputs < 0 or self.laurel_rank < 0:
+            raise SpecError(f"{self.name}: AltUp needs ≥ 2 streams and LAuReL a rank ≥ 0")
 
     # ---- derived shapes -------------------------------------------------------------------
     @property
@@ -205,7 +213,14 @@ class ModelSpec(msgspec.Struct, frozen=True, dict=True):
 
     def ffn_width(self, layer: int) -> int:
         """Intermediate width of ``layer``'s dense MLP."""
+        if self.ffn_widths:
+            return self.ffn_widths[layer]
         return self.kv_shared_ffn if self.kv_shared_ffn and self.is_kv_shared(layer) else self.ffn
+
+    @property
+    def widest_ffn(self) -> int:
+        """The widest dense MLP of any layer."""
+        return max(self.ffn, self.kv_shared_ffn, *self.ffn_widths)
 
     def is_moe_layer(self, layer: int) -> bool:
         """Whether ``layer`` uses routed experts."""
@@ -381,7 +396,7 @@ class ModelSpec(msgspec.Struct, frozen=True, dict=True):
 
     @property
     def per_layer_input_params(self) -> int:
-        """Parameters of Gemma 4's per-layer inputs (0 without them).
+        """Parameters of Gemma 3n's and Gemma 4's per-layer inputs (0 without them).
 
         The packed table (per_layer_vocab × layers·p), its projection from the hidden state
         (hidden → layers·p) and norm (p), and per layer a gate (hidden → p) and a projection back
@@ -389,6 +404,18 @@ class ModelSpec(msgspec.Struct, frozen=True, dict=True):
         """
         p, width = self.per_layer_input, self.layers * self.per_layer_input
         return self.per_layer_vocab * width + self.hidden * width + p + self.layers * 2 * self.hidden * p
+
+    @property
+    def altup_laurel_params(self) -> int:
+        """Parameters of Gemma 3n's AltUp and LAuReL blocks (0 without them); their norms are in norms_per_layer.
+
+        AltUp, per layer: an output scale (hidden), correction (n -> n) and prediction (n -> n²)
+        coefficients, a router (hidden -> n); once, the projections of the embedding to the n - 1
+        other streams and back (hidden -> hidden each way). LAuReL, per layer: hidden -> rank -> hidden.
+        """
+        n, h = self.altup_inputs, self.hidden
+        altup = self.layers * (h + n * n + n**3 + h * n) + 2 * (n - 1) * h * h if n else 0
+        return altup + self.layers * 2 * h * self.laurel_rank
 
     @property
     def lm_head_params(self) -> int:
@@ -404,6 +431,7 @@ class ModelSpec(msgspec.Struct, frozen=True, dict=True):
         """
         per_layer = sum(self.ffn_params(i, active) + self.mixer_params(i) for i in range(self.layers))
         per_layer += self.layers * self.norms_per_layer * self.norm_params + self.per_layer_input_params
+        per_layer += self.altup_laurel_params
         text = self.embedding_params + per_layer + self.final_norm * self.norm_params + self.lm_head_params
         if active:
             return text
@@ -462,6 +490,10 @@ class ModelSpec(msgspec.Struct, frozen=True, dict=True):
             out["attention_shapes"] = {kind: a.describe() for kind, a in self.attention_shapes}
         out |= {"kv_shared_layers": self.kv_shared_layers} if self.kv_shared_layers else {}
         out |= {"per_layer_input": self.per_layer_input} if self.per_layer_input else {}
+        if self.ffn_widths:  # width -> layers, widest first
+            out["ffn_widths"] = {w: self.ffn_widths.count(w) for w in sorted(set(self.ffn_widths), reverse=True)}
+        out |= {"altup_inputs": self.altup_inputs} if self.altup_inputs else {}
+        out |= {"laurel_rank": self.laurel_rank} if self.laurel_rank else {}
         if self.vision_params:
             out["vision_params"] = self.vision_params
             out["text_params"] = self.param_count(text_only=True)
