@@ -141,11 +141,26 @@ def test_gemma_3n_text_counts_altup_laurel_and_matformer_widths():
         spec_from_config({**text, "intermediate_size": [8192, 8192, 16384]}, "x")
 
 
-def test_the_whole_gemma_3n_model_is_refused_for_its_towers():
-    # the released checkpoints' config.json: a MobileNet-V5 (timm) vision tower and a conformer audio tower
-    text = {"model_type": "gemma3n_text", "hidden_size": 2048, "intermediate_size": [16384] * 35}
-    with pytest.raises(SpecError, match="'gemma3n' has a MobileNet-V5 vision tower .* alone reads as gemma3n_text"):
-        spec_from_config({"model_type": "gemma3n", "text_config": text}, "gemma-3n")
+def test_the_whole_gemma_3n_model_counts_its_timm_vision_and_conformer_audio_towers():
+    # Gemma 3n E4B as released: the text model (6,835,235,568), the MobileNet-V5 (294,126,912, timm's
+    # count) and a USM conformer audio tower, each tower with an embedder; 7,818,517,072 in all, as
+    # transformers 5.25 builds Gemma3nForConditionalGeneration (tests/data/default_configs.json).
+    text = {"model_type": "gemma3n_text"}
+    vision = {"model_type": "gemma3n_vision", "architecture": "mobilenetv5_300m_enc", "hidden_size": 2048}
+    audio = {"model_type": "gemma3n_audio", "hidden_size": 1536, "conf_num_hidden_layers": 12}
+    spec = spec_from_config({"model_type": "gemma3n", "text_config": text, "vision_config": vision,
+                             "audio_config": audio}, "gemma-3n-e4b")  # fmt: skip
+    # audio: convolutions 1x128x3x3 + 128 and 128x32x3x3 + 32 over 128 mel bins (-> 64 -> 32), their
+    # 32 x 32 outputs projected to 1,536; 12 blocks of 24 x 1,536² + 9 x 1,536 + 1,536 x 5 + 192
+    audio_tower = 1_152 + 128 + 36_864 + 32 + 32 * 32 * 1536 + 12 * (24 * 1536**2 + 9 * 1536 + 1536 * 5 + 192)
+    embedders = (128 * 2048 + 2 * 2048 + 2048 * 2048) + (128 * 1536 + 2 * 1536 + 1536 * 2048)
+    assert audio_tower == 681_348_640 and embedders == 4_460_544 + 3_345_408
+    assert spec.vision_params == 294_126_912 + audio_tower + embedders == 983_281_504
+    assert spec.param_count() == 7_818_517_072 and spec.param_count(text_only=True) == 6_835_235_568
+    with pytest.raises(SpecError, match="architecture 'mobilenetv5_300m' is timm code rooftop has not counted"):
+        spec_from_config(
+            {"model_type": "gemma3n", "text_config": text, "vision_config": {"architecture": "mobilenetv5_300m"}}, "x"
+        )
 
 
 def test_bert_style_encoders_and_unknown_layer_types_are_refused_by_name():

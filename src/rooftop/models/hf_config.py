@@ -111,7 +111,8 @@ def spec_from_config(config: Any, name: str, where: str = "config.json") -> Mode
                     " pass its text_config as a config.json to analyse the language model alone"
                 )
             fields["vision_params"] = tower
-            notes.append("multimodal: the vision tower is counted in the parameters; the text path is analysed")
+            towers = "vision and audio towers are" if isinstance(top.get("audio_config"), dict) else "vision tower is"
+            notes.append(f"multimodal: the {towers} counted in the parameters; the text path is analysed")
         return ModelSpec(name=name, source=str(top.get("_source", where)), notes=tuple(notes), **fields)
     except SpecError as exc:
         text = exc.args[0] if str(exc).startswith(where) else f"{where}: {exc}"

@@ -15,11 +15,6 @@ from rooftop.models.families import FAMILIES, auto_config_family
 # model_types whose structure rooftop does not model, with the feature that is missing.
 REFUSED_TYPES = {
     "jetmoe": "mixture-of-attention-heads layers (JetMoE)",
-    # Gemma 3n's whole model: its text model (gemma3n_text) is modelled, the towers are timm code
-    "gemma3n": (
-        "a MobileNet-V5 vision tower (timm) and a conformer audio tower"
-        " (Gemma 3n; its text_config alone reads as gemma3n_text)"
-    ),
     "doge": "dynamic-mask attention with cross-domain MoE (Doge)",
     "xlstm": "xLSTM blocks",
     "rwkv": "RWKV time-mixing blocks",
@@ -66,7 +61,10 @@ UNMODELLED_FIELDS = {
     "type_vocab_size": "token-type embeddings (a BERT-style encoder)",
 }
 # Fields the named families' layouts read (models/layouts.py): refused in any other family.
-FIELD_READERS = {"cross_attention_layers": ("mllama_text_model", "mllama")}
+FIELD_READERS = {
+    "cross_attention_layers": ("mllama_text_model", "mllama"),
+    "audio_config": ("gemma3n",),  # its conformer is counted with the towers (models/vision.py)
+}
 # Hybrid fields: refused unless the family's layout reads them (HYBRID_FAMILIES).
 HYBRID_FAMILIES = (
     "mamba",

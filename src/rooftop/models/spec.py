@@ -120,7 +120,7 @@ class ModelSpec(msgspec.Struct, frozen=True, dict=True):
     per_layer_vocab: int = 0  # rows of that table
     altup_inputs: int = 0  # Gemma 3n's AltUp: the hidden state kept as n streams, one run by each layer
     laurel_rank: int = 0  # Gemma 3n's LAuReL: a low-rank residual (hidden -> rank -> hidden) in every layer
-    vision_params: int = 0  # the vision tower and projector (the text path is what is analysed)
+    vision_params: int = 0  # the vision tower and projector, Gemma 3n's audio tower too (the text path is analysed)
     idle_params: int = 0  # text-model weights a text-only request never runs (mllama's cross-attention layers)
     source: str = ""
     notes: tuple[str, ...] = ()

@@ -609,6 +609,53 @@ def _muse_glimmer(top: dict[str, Any], v: dict[str, Any], text_hidden: int, wher
     return embed + _int(v, "num_hidden_layers", where, 50) * layer + (wide + mid + text_hidden) * mid
 
 
+# Vision towers that are timm code (transformers' TimmWrapperModel builds them by architecture name,
+# not from config fields): their parameters as timm 1.0.31 builds them on the meta device, through
+# transformers 5.25's Gemma3nForConditionalGeneration.
+TIMM_TOWERS = {"mobilenetv5_300m_enc": 294_126_912}  # Gemma 3n's MobileNet-V5
+
+
+def _gemma3n(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """Gemma 3n: a timm MobileNet-V5 and a conformer audio tower (USM), each with an embedder.
+
+    The vision tower's count is TIMM_TOWERS'. The audio tower: two sub-sampling convolutions
+    (``sscp_conv_*``, each with a cumulative group norm of one weight per channel) and a projection
+    of their flattened output, then ``conf_num_hidden_layers`` conformer blocks: two feed-forwards
+    (hidden -> 4·hidden -> hidden, two norms each), attention (q/k/v, a relative-position
+    projection and an output projection, hidden² each, a scale per head feature, two norms), a
+    light convolution (hidden -> 2·hidden, a depthwise kernel, a norm, hidden -> hidden, its
+    pre-norm) and a final norm. Each embedder: a table of the tower's ``vocab_size`` rows, two
+    norms and a projection to the text width (its last norm has no weight). ``vision_params``
+    holds both towers: neither is on the text path.
+    """
+    arch = v.get("architecture", "mobilenetv5_300m_enc")
+    if arch not in TIMM_TOWERS:
+        raise SpecError(f"{where}: vision_config architecture {str(arch)[:60]!r} is timm code rooftop has not counted")
+    found = top.get("audio_config")
+    a: dict[str, Any] = found if isinstance(found, dict) else {}
+    h = _int(a, "hidden_size", where, 1536)
+    channels = a.get("sscp_conv_channel_size", [128, 32])
+    kernels = a.get("sscp_conv_kernel_size", [[3, 3], [3, 3]])
+    strides = a.get("sscp_conv_stride_size", [[2, 2], [2, 2]])
+    shapes_ok = all(isinstance(x, list) and len(x) == 2 for x in (channels, kernels, strides))
+    if not shapes_ok or not all(isinstance(k, list) and len(k) == 2 for k in (*kernels, *strides)):
+        raise SpecError(f"{where}: audio_config sscp_conv_* must give two convolutions")
+    freq, convs, previous = _int(a, "input_feat_size", where, 128), 0, 1
+    for c, (kh, kw), (_, sw) in zip(channels, kernels, strides, strict=True):
+        if not all(isinstance(x, int) and x > 0 for x in (c, kh, kw, sw)):
+            raise SpecError(f"{where}: audio_config sscp_conv_* must be positive integers")
+        convs += previous * c * kh * kw + c
+        freq, previous = (freq + 2 - kw) // sw + 1, c
+    heads = max(_int(a, "conf_num_attention_heads", where, 8), 1)
+    block = 24 * h * h + 9 * h + h * _int(a, "conf_conv_kernel_size", where, 5) + h // heads
+    audio = convs + previous * freq * h + _int(a, "conf_num_hidden_layers", where, 12) * block
+
+    def embedder(cfg: dict[str, Any], width: int) -> int:
+        return _int(cfg, "vocab_size", where, 128) * width + 2 * width + width * text_hidden
+
+    return TIMM_TOWERS[arch] + embedder(v, _int(v, "hidden_size", where, 2048)) + audio + embedder(a, h)
+
+
 def _fuyu(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
     """Fuyu: no encoder; each image patch (patch_size² × num_channels values) is projected to the text width."""
     patch, channels = _int(top, "patch_size", where, 30), _int(top, "num_channels", where, 3)
@@ -623,6 +670,7 @@ TOWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], int, str], int]] = {
     "exaone4_5": _qwen2_5_vl,  # EXAONE 4.5: Qwen2.5-VL's ViT with grouped KV heads
     "fuyu": _fuyu,
     "gemma3": _siglip,
+    "gemma3n": _gemma3n,
     "gemma4": _gemma4,
     "glm46v": _glm4v,
     "glm4v": _glm4v,
