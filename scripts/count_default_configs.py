@@ -47,10 +47,10 @@ MULTIMODAL = (
     " llava_next_video llava_onevision1_5 mllama ovis2_5 paligemma qianfan_ocr qwen2_5_vl qwen2_vl qwen3_5"
     " qwen3_5_moe qwen3_vl shieldgemma2 smolvlm video_llava vipllava exaone4_5 lfm3_vl minicpmv4_6 minicpmv4_7"
     " paddleocr_vl step3p7 llava_onevision glm_ocr internvl mistral3 qwen3_vl_moe kimi_k25 hyperclovax_vision_v2"
-    " lighton_ocr molmo2 minicpm_ocr video_llama_3 minimax_m3_vl cosmos3_edge muse_glimmer gemma3n"
+    " lighton_ocr molmo2 minicpm_ocr video_llama_3 minimax_m3_vl cosmos3_edge muse_glimmer gemma3n fast_vlm"
 ).split()
-# Built with timm (Gemma 3n's vision tower is timm code): run with timm importable.
-NEEDS_TIMM = ("gemma3n",)
+# Built with timm (Gemma 3n's and FastVLM's vision towers are timm code): run with timm importable.
+NEEDS_TIMM = ("gemma3n", "fast_vlm")
 ENCODER = "token-type embeddings \\(a BERT-style encoder\\)"
 # In neither list, counted by hand in tests/models/test_families_2026.py: dbrx (transformers 5.24
 # cannot build it: its DbrxAttentionConfig has no rope_theta) and longcat_flash (transformers

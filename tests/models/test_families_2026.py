@@ -141,6 +141,21 @@ def test_gemma_3n_text_counts_altup_laurel_and_matformer_widths():
         spec_from_config({**text, "intermediate_size": [8192, 8192, 16384]}, "x")
 
 
+def test_fast_vlm_counts_its_timm_fastvit_by_its_model_args():
+    # FastVLM: timm's FastViTHD (fastvit_mci3) re-parameterised for inference, 122,714,208 on the meta
+    # device (122,875,584 with its training-time branches), then a biased 3,072 -> 3,584 -> 3,584
+    # projector: 3,072 x 3,584 + 3,584 + 3,584² + 3,584 = 23,862,272
+    text = {"model_type": "qwen2", "hidden_size": 3584, "num_attention_heads": 28, "num_key_value_heads": 4,
+            "num_hidden_layers": 2, "intermediate_size": 18944, "vocab_size": 152128}  # fmt: skip
+    vision = {"model_type": "timm_wrapper", "architecture": "fastvit_mci3", "hidden_size": 3072}
+    config = {"model_type": "fast_vlm", "text_config": text}
+    inference = spec_from_config({**config, "vision_config": {**vision, "model_args": {"inference_mode": True}}}, "x")
+    assert inference.vision_params == 122_714_208 + 23_862_272
+    assert spec_from_config({**config, "vision_config": vision}, "x").vision_params == 122_875_584 + 23_862_272
+    with pytest.raises(SpecError, match=r"'fastvit_mci3' with model_args \{'drop_path_rate': 0.1\} is timm code"):
+        spec_from_config({**config, "vision_config": {**vision, "model_args": {"drop_path_rate": 0.1}}}, "x")
+
+
 def test_the_whole_gemma_3n_model_counts_its_timm_vision_and_conformer_audio_towers():
     # Gemma 3n E4B as released: the text model (6,835,235,568), the MobileNet-V5 (294,126,912, timm's
     # count) and a USM conformer audio tower, each tower with an embedder; 7,818,517,072 in all, as

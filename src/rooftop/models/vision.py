@@ -609,10 +609,28 @@ def _muse_glimmer(top: dict[str, Any], v: dict[str, Any], text_hidden: int, wher
     return embed + _int(v, "num_hidden_layers", where, 50) * layer + (wide + mid + text_hidden) * mid
 
 
-# Vision towers that are timm code (transformers' TimmWrapperModel builds them by architecture name,
-# not from config fields): their parameters as timm 1.0.31 builds them on the meta device, through
-# transformers 5.25's Gemma3nForConditionalGeneration.
-TIMM_TOWERS = {"mobilenetv5_300m_enc": 294_126_912}  # Gemma 3n's MobileNet-V5
+# Vision towers that are timm code (transformers' TimmWrapperModel builds them by architecture name
+# and timm's model_args, not from config fields): their parameters as timm 1.0.31 builds them on the
+# meta device (transformers 5.25's Gemma3nForConditionalGeneration and FastVlmForConditionalGeneration
+# give the same counts).
+TIMM_TOWERS: dict[tuple[str, tuple[tuple[str, Any], ...]], int] = {
+    ("mobilenetv5_300m_enc", ()): 294_126_912,  # Gemma 3n's MobileNet-V5
+    ("fastvit_mci3", (("inference_mode", True),)): 122_714_208,  # FastVLM's FastViTHD, re-parameterised
+    ("fastvit_mci3", ()): 122_875_584,  # ... with its training-time branches
+}
+
+
+def _timm_tower(v: dict[str, Any], where: str, default: str) -> int:
+    """A timm tower's parameters from TIMM_TOWERS (architecture and model_args); one that is not there is refused."""
+    arch, args = v.get("architecture", default), v.get("model_args") or {}
+    try:
+        found = TIMM_TOWERS.get((str(arch), tuple(sorted(args.items())))) if isinstance(args, dict) else None
+    except TypeError:  # an unhashable model_args value
+        found = None
+    if found is None:
+        named = f"{str(arch)[:60]!r}" + (f" with model_args {str(args)[:60]}" if args else "")
+        raise SpecError(f"{where}: vision_config architecture {named} is timm code rooftop has not counted")
+    return found
 
 
 def _gemma3n(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
@@ -628,9 +646,6 @@ def _gemma3n(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: st
     norms and a projection to the text width (its last norm has no weight). ``vision_params``
     holds both towers: neither is on the text path.
     """
-    arch = v.get("architecture", "mobilenetv5_300m_enc")
-    if arch not in TIMM_TOWERS:
-        raise SpecError(f"{where}: vision_config architecture {str(arch)[:60]!r} is timm code rooftop has not counted")
     found = top.get("audio_config")
     a: dict[str, Any] = found if isinstance(found, dict) else {}
     h = _int(a, "hidden_size", where, 1536)
@@ -653,7 +668,19 @@ def _gemma3n(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: st
     def embedder(cfg: dict[str, Any], width: int) -> int:
         return _int(cfg, "vocab_size", where, 128) * width + 2 * width + width * text_hidden
 
-    return TIMM_TOWERS[arch] + embedder(v, _int(v, "hidden_size", where, 2048)) + audio + embedder(a, h)
+    vision = _timm_tower(v, where, "mobilenetv5_300m_enc") + embedder(v, _int(v, "hidden_size", where, 2048))
+    return vision + audio + embedder(a, h)
+
+
+def _fast_vlm(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
+    """FastVLM: a timm FastViTHD and a two-layer projector (vision width -> text width -> text width)."""
+    bias = bool(top.get("multimodal_projector_bias", True))
+    width = _int(v, "hidden_size", where, 3072)
+    return (
+        _timm_tower(v, where, "fastvit_mci3")
+        + _linear(width, text_hidden, bias)
+        + _linear(text_hidden, text_hidden, bias)
+    )
 
 
 def _fuyu(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
@@ -670,6 +697,7 @@ TOWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], int, str], int]] = {
     "exaone4_5": _qwen2_5_vl,  # EXAONE 4.5: Qwen2.5-VL's ViT with grouped KV heads
     "fuyu": _fuyu,
     "gemma3": _siglip,
+    "fast_vlm": _fast_vlm,
     "gemma3n": _gemma3n,
     "gemma4": _gemma4,
     "glm46v": _glm4v,
