@@ -9,7 +9,9 @@ transformers does;
 ``dense_prefix`` is the number of leading dense layers transformers builds when a config has no
 ``mlp_layer_types``, whatever ``first_k_dense_replace`` says; ``drop_fields`` are fields
 transformers' class never reads (Hunyuan's per-layer ``moe_intermediate_size``); ``qk_norm_field``
-names the config field that switches the per-head q/k norms on (GLM-4.5's ``use_qk_norm``); ``linear_kind``
+names the config field that switches the per-head q/k norms on (GLM-4.5's ``use_qk_norm``);
+``per_layer_ffn``: ``intermediate_size`` may give each layer its own width (Gemma 3n's MatFormer
+slices; the layout reads the list, ``ffn`` is the widest); ``linear_kind``
 "kda" or "lightning" makes its linear layers Kimi Delta Attention or MiniMax's lightning attention
 (``models/hf_mixers.py``). What rooftop does not model is named in ``models/refusals.py``.
 Which layer is which is read in ``models/layer_kinds.py``, the family layouts with shapes of their
