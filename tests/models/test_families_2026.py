@@ -139,6 +139,8 @@ def test_gemma_3n_text_counts_altup_laurel_and_matformer_widths():
     assert spec.kv_elements_per_token == 20 * 2 * 2 * 256  # the last 15 of 35 layers cache nothing
     with pytest.raises(SpecError, match="'intermediate_size' has 3 widths for 35 layers"):
         spec_from_config({**text, "intermediate_size": [8192, 8192, 16384]}, "x")
+    with pytest.raises(SpecError, match=r"AltUp needs ≥ 2 streams \(altup_num_inputs is 1\)"):
+        spec_from_config({**text, "altup_num_inputs": 1}, "x")
 
 
 def test_fast_vlm_counts_its_timm_fastvit_by_its_model_args():

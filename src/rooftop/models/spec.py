@@ -173,8 +173,10 @@ class ModelSpec(msgspec.Struct, frozen=True, dict=True):
             raise SpecError(f"{self.name}: kv_shared_layers must be in 0..layers - 1")
         if self.ffn_widths and (len(self.ffn_widths) != self.layers or min(self.ffn_widths) < 0):
             raise SpecError(f"{self.name}: {len(self.ffn_widths)} MLP widths for {self.layers} layers")
-        if self.altup_inputs == 1 or self.altup_inputs < 0 or self.laurel_rank < 0:
-            raise SpecError(f"{self.name}: AltUp needs ≥ 2 streams and LAuReL a rank ≥ 0")
+        if self.altup_inputs == 1 or self.altup_inputs < 0:
+            raise SpecError(f"{self.name}: AltUp needs ≥ 2 streams (altup_num_inputs is {self.altup_inputs})")
+        if self.laurel_rank < 0:
+            raise SpecError(f"{self.name}: laurel_rank must be ≥ 0, got {self.laurel_rank}")
 
     # ---- derived shapes -------------------------------------------------------------------
     @property
