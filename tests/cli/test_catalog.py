@@ -14,6 +14,20 @@ def test_hardware_show_sources():
     assert "989.4 TFLOP/s" in p.stdout and "datasheet" in p.stdout and "ridge bf16" in p.stdout
 
 
+def test_models_show_counts_layers_per_mlp_width(tmp_path):
+    # Gemma 3n cut to MatFormer slices: the widths were dict keys the table could not print (a traceback)
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"model_type": "gemma3n_text", "intermediate_size": [8192] * 10 + [16384] * 25}))
+    p = run_cli("models", "show", str(config))
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    rows = {" ".join(line.split()[:-1]): line.split()[-1] for line in p.stdout.splitlines() if "ffn layers" in line}
+    assert rows == {"ffn layers 16384": "25", "ffn layers 8192": "10"}
+    assert json.loads(run_cli("models", "show", str(config), "--json").stdout)["ffn_layers"] == {
+        "16384": 25,
+        "8192": 10,
+    }
+
+
 def test_models_list_and_show(tmp_path):
     p = run_cli("models", "list")
     assert p.returncode == 0 and "8,030,261,248" in p.stdout

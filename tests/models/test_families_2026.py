@@ -129,7 +129,7 @@ def test_gemma_3n_text_counts_altup_laurel_and_matformer_widths():
     # transformers 5.25 builds on the meta device for intermediate_size=[8192] * 10 + [16384] * 25.
     text = {"model_type": "gemma3n_text", "intermediate_size": [8192] * 10 + [16384] * 25}
     spec = spec_from_config(text, "gemma-3n-mix")
-    assert spec.param_count() == 6_331_919_088 and spec.describe()["ffn_widths"] == {16384: 25, 8192: 10}
+    assert spec.param_count() == 6_331_919_088 and spec.describe()["ffn_layers"] == {"16384": 25, "8192": 10}
     # AltUp: per layer an output scale (2,048), coefficients 4 x 4 + 4 x 16, a router 2,048 x 4; once,
     # 3 + 3 projections of 2,048 x 2,048. LAuReL: 2 x 2,048 x 64 per layer. 35 layers.
     altup = 35 * (2048 + 16 + 64 + 2048 * 4) + 6 * 2048 * 2048

@@ -492,8 +492,8 @@ class ModelSpec(msgspec.Struct, frozen=True, dict=True):
             out["attention_shapes"] = {kind: a.describe() for kind, a in self.attention_shapes}
         out |= {"kv_shared_layers": self.kv_shared_layers} if self.kv_shared_layers else {}
         out |= {"per_layer_input": self.per_layer_input} if self.per_layer_input else {}
-        if self.ffn_widths:  # width -> layers, widest first
-            out["ffn_widths"] = {w: self.ffn_widths.count(w) for w in sorted(set(self.ffn_widths), reverse=True)}
+        if self.ffn_widths:  # MLP width (a JSON key: text) -> layers, widest first; as "mixers" counts kinds
+            out["ffn_layers"] = {str(w): self.ffn_widths.count(w) for w in sorted(set(self.ffn_widths), reverse=True)}
         out |= {"altup_inputs": self.altup_inputs} if self.altup_inputs else {}
         out |= {"laurel_rank": self.laurel_rank} if self.laurel_rank else {}
         if self.vision_params:
