@@ -64,6 +64,18 @@ class MoE(msgspec.Struct, frozen=True):
         """
         return self.top_k * self.experts / (self.experts + self.zero_experts)
 
+    def describe(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "experts": self.experts,
+            "top_k": self.top_k,
+            "expert_ffn": self.expert_ffn,
+            "shared_experts": self.shared_experts,
+            "dense_layers": list(self.dense_layers),
+        }
+        if self.zero_experts:  # LongCat-Flash: what the router may pick beside the experts
+            out |= {"zero_experts": self.zero_experts, "active_k": self.active_k}
+        return out
+
 
 class ModelSpec(msgspec.Struct, frozen=True, dict=True):
     """Shape of a decoder-only transformer. ``head_dim`` 0 means hidden / heads."""
@@ -461,24 +473,9 @@ class ModelSpec(msgspec.Struct, frozen=True, dict=True):
             for key in ("heads", "kv_heads", "head_dim"):
                 del out[key]
         if self.moe:
-            moe: dict[str, object] = {
-                "experts": self.moe.experts,
-                "top_k": self.moe.top_k,
-                "expert_ffn": self.moe.expert_ffn,
-                "shared_experts": self.moe.shared_experts,
-                "dense_layers": list(self.moe.dense_layers),
-            }
-            if self.moe.zero_experts:  # LongCat-Flash: what the router may pick beside the experts
-                moe |= {"zero_experts": self.moe.zero_experts, "active_k": self.moe.active_k}
-            out["moe"] = moe
+            out["moe"] = self.moe.describe()
         if self.mla:
-            out["mla"] = {
-                "kv_lora_rank": self.mla.kv_lora_rank,
-                "q_lora_rank": self.mla.q_lora_rank,
-                "qk_nope_head_dim": self.mla.qk_nope_head_dim,
-                "qk_rope_head_dim": self.mla.qk_rope_head_dim,
-                "v_head_dim": self.mla.v_head_dim,
-            }
+            out["mla"] = self.mla.describe()
         if self.indexer:
             idx = self.indexer
             shared = {"shared_layers": len(idx.shared)} if idx.shared else {}

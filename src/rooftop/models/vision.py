@@ -634,20 +634,32 @@ def _timm_tower(v: dict[str, Any], where: str, default: str) -> int:
 
 
 def _gemma3n(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
-    """Gemma 3n: a timm MobileNet-V5 and a conformer audio tower (USM), each with an embedder.
+    """Gemma 3n: a timm MobileNet-V5 (TIMM_TOWERS) and a USM audio tower, each with an embedder.
 
-    The vision tower's count is TIMM_TOWERS'. The audio tower: two sub-sampling convolutions
-    (``sscp_conv_*``, each with a cumulative group norm of one weight per channel) and a projection
-    of their flattened output, then ``conf_num_hidden_layers`` conformer blocks: two feed-forwards
-    (hidden -> 4·hidden -> hidden, two norms each), attention (q/k/v, a relative-position
-    projection and an output projection, hidden² each, a scale per head feature, two norms), a
-    light convolution (hidden -> 2·hidden, a depthwise kernel, a norm, hidden -> hidden, its
-    pre-norm) and a final norm. Each embedder: a table of the tower's ``vocab_size`` rows, two
-    norms and a projection to the text width (its last norm has no weight). ``vision_params``
-    holds both towers: neither is on the text path.
+    Each embedder: a table of the tower's ``vocab_size`` rows, two norms and a projection to the
+    text width (its last norm has no weight). ``vision_params`` holds both towers: neither is on
+    the text path.
     """
     found = top.get("audio_config")
     a: dict[str, Any] = found if isinstance(found, dict) else {}
+
+    def embedder(cfg: dict[str, Any], width: int) -> int:
+        return _int(cfg, "vocab_size", where, 128) * width + 2 * width + width * text_hidden
+
+    vision = _timm_tower(v, where, "mobilenetv5_300m_enc") + embedder(v, _int(v, "hidden_size", where, 2048))
+    return vision + _usm_audio(a, where) + embedder(a, _int(a, "hidden_size", where, 1536))
+
+
+def _usm_audio(a: dict[str, Any], where: str) -> int:
+    """Gemma 3n's conformer audio tower (transformers' Gemma3nAudioEncoder) from its ``audio_config``.
+
+    Two sub-sampling convolutions (``sscp_conv_*``, each with a cumulative group norm of one weight
+    per channel) and a projection of their flattened output, then ``conf_num_hidden_layers``
+    conformer blocks: two feed-forwards (hidden -> 4·hidden -> hidden, two norms each), attention
+    (q/k/v, a relative-position projection and an output projection, hidden² each, a scale per
+    head feature, two norms), a light convolution (hidden -> 2·hidden, a depthwise kernel, a norm,
+    hidden -> hidden, its pre-norm) and a final norm.
+    """
     h = _int(a, "hidden_size", where, 1536)
     channels = a.get("sscp_conv_channel_size", [128, 32])
     kernels = a.get("sscp_conv_kernel_size", [[3, 3], [3, 3]])
@@ -663,13 +675,7 @@ def _gemma3n(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: st
         freq, previous = (freq + 2 - kw) // sw + 1, c
     heads = max(_int(a, "conf_num_attention_heads", where, 8), 1)
     block = 24 * h * h + 9 * h + h * _int(a, "conf_conv_kernel_size", where, 5) + h // heads
-    audio = convs + previous * freq * h + _int(a, "conf_num_hidden_layers", where, 12) * block
-
-    def embedder(cfg: dict[str, Any], width: int) -> int:
-        return _int(cfg, "vocab_size", where, 128) * width + 2 * width + width * text_hidden
-
-    vision = _timm_tower(v, where, "mobilenetv5_300m_enc") + embedder(v, _int(v, "hidden_size", where, 2048))
-    return vision + audio + embedder(a, h)
+    return convs + previous * freq * h + _int(a, "conf_num_hidden_layers", where, 12) * block
 
 
 def _fast_vlm(top: dict[str, Any], v: dict[str, Any], text_hidden: int, where: str) -> int:
