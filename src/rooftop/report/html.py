@@ -26,6 +26,7 @@ from rooftop.core.roofs import Roofs
 from rooftop.errors import ReportError
 from rooftop.report.chart import build_chart
 from rooftop.report.html_sections import differing_fields, identity_section, import_sections
+from rooftop.report.layout import num
 from rooftop.report.sweep_table import sweep_rows
 from rooftop.report.tables import predicted_line
 from rooftop.units import gib, seconds, si
@@ -146,7 +147,7 @@ def ops_table(result: Result) -> str:
             + _td(si(p.bytes, "B"), p.bytes)
             + _td(si(t.weight_bytes, "B") if t else "", t.weight_bytes if t else 0)
             + _td(si(t.kv_bytes, "B") if t else "", t.kv_bytes if t else 0)
-            + _td(f"{p.intensity:.3g}" if math.isfinite(p.intensity) else "∞" if p.flops > 0 else "—", p.intensity)
+            + _td(f"{p.intensity:.3g}" if math.isfinite(p.intensity) else num(p.intensity), p.intensity)
             + _td(seconds(p.time_s) if p.time_s else "—", p.time_s or 0)
             + _td(f"{share:.1%}", share)
             + _td(si(p.flop_per_s, "FLOP/s"), p.flop_per_s)
