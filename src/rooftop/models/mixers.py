@@ -74,13 +74,8 @@ class MLA(msgspec.Struct, frozen=True):
     q_lora_rank: int | None = None
 
     def describe(self) -> dict[str, object]:
-        return {
-            "kv_lora_rank": self.kv_lora_rank,
-            "q_lora_rank": self.q_lora_rank,
-            "qk_nope_head_dim": self.qk_nope_head_dim,
-            "qk_rope_head_dim": self.qk_rope_head_dim,
-            "v_head_dim": self.v_head_dim,
-        }
+        keys = ("kv_lora_rank", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
+        return {k: getattr(self, k) for k in keys}
 
 
 class KVGroup(msgspec.Struct, frozen=True):

@@ -65,13 +65,8 @@ class MoE(msgspec.Struct, frozen=True):
         return self.top_k * self.experts / (self.experts + self.zero_experts)
 
     def describe(self) -> dict[str, object]:
-        out: dict[str, object] = {
-            "experts": self.experts,
-            "top_k": self.top_k,
-            "expert_ffn": self.expert_ffn,
-            "shared_experts": self.shared_experts,
-            "dense_layers": list(self.dense_layers),
-        }
+        out: dict[str, object] = {k: getattr(self, k) for k in ("experts", "top_k", "expert_ffn", "shared_experts")}
+        out["dense_layers"] = list(self.dense_layers)
         if self.zero_experts:  # LongCat-Flash: what the router may pick beside the experts
             out |= {"zero_experts": self.zero_experts, "active_k": self.active_k}
         return out
