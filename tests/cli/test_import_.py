@@ -170,6 +170,7 @@ def test_json_import_starts_without_rich_or_the_analytic_engine(trace: tuple[str
     # the array aliases are written out (np.ndarray[Any, np.dtype[...]]): numpy.typing ran its
     # docstring additions at import for annotations alone
     assert "numpy.typing" not in loaded
+    assert "heapq" not in loaded  # Counter.most_common imports it (~0.4 ms): the run's dtype is a max()
 
 
 def test_json_analyze_makes_no_dataclass() -> None:

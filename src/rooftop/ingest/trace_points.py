@@ -114,7 +114,7 @@ def _run_type(dtypes: list[str], dtype_idx: I64) -> KinetoType | None:
     counts = Counter(dtypes[i] for i in dtype_idx[dtype_idx >= 0].tolist() if dtypes[i] in DTYPES)
     if not counts:
         return None
-    dtype = counts.most_common(1)[0][0]
+    dtype = max(counts, key=counts.__getitem__)  # the first of the most frequent, as most_common(1), without heapq
     return KinetoType(dtype, DTYPES[dtype].bytes)
 
 
