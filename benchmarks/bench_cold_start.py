@@ -4,8 +4,16 @@ What a user waits for from pressing Enter to the prompt coming back, start-up im
 
 * rooftop: ``rooftop import TRACE --json``, the console script beside this Python (output to
   /dev/null; ``python -m rooftop`` where it is not installed);
-* HTA 0.5.0 (its own venv, ``bash benchmarks/setup_hta.sh``): a ``python -c`` that builds
-  ``TraceAnalysis(trace_dir=FOLDER)`` and its temporal breakdown (what ``rooftop import`` reports).
+* HTA 0.5.0 (its own venv, ``bash benchmarks/setup_hta.sh``), twice, as a ``python -c`` that builds
+  ``TraceAnalysis(trace_dir=FOLDER)`` and then
+  - ``HTA``: its temporal breakdown only (busy, idle, compute time per step): the least HTA
+    computes of what ``rooftop import`` reports, so the hardest comparison for rooftop;
+  - ``HTA-same``: the five analyses that give what ``rooftop import`` reports of a trace: the
+    temporal breakdown; the idle-time breakdown (rooftop: each gap's cause, host, copy, sync);
+    the communication/computation overlap (rooftop: NCCL time and its overlap with compute);
+    the GPU kernel breakdown (rooftop: time per kernel class, per stream); the CUDA launch
+    statistics (rooftop: launch delay, kernels shorter than their launch). rooftop's roofline
+    points (FLOPs and bytes per operator) have no HTA counterpart and are not asked of it.
 
 hyperfine-like: ``--warmup`` runs of each first (default 2: the page cache and byte-code caches
 are warm, as for a user's second run), then ``--runs`` (default 10) rounds of one run of each
@@ -69,6 +77,17 @@ HTA_CODE = (
     "from hta.trace_analysis import TraceAnalysis\n"
     "TraceAnalysis(trace_dir=sys.argv[1]).get_temporal_breakdown(visualize=False)\n"
 )
+HTA_SAME_CODE = (  # what `rooftop import` reports of a trace's timeline, asked of HTA (the docstring's list)
+    "import logging, sys, warnings; logging.disable(logging.CRITICAL); warnings.simplefilter('ignore')\n"
+    "from hta.trace_analysis import TraceAnalysis\n"
+    "analysis = TraceAnalysis(trace_dir=sys.argv[1])\n"
+    "analysis.get_temporal_breakdown(visualize=False)\n"
+    "analysis.get_idle_time_breakdown(visualize=False)\n"
+    "analysis.get_comm_comp_overlap(visualize=False)\n"
+    "analysis.get_gpu_kernel_breakdown(visualize=False)\n"
+    "analysis.get_cuda_kernel_launch_stats(visualize=False)\n"
+)
+PEERS = ("HTA", "HTA-same")
 
 
 def once(argv: list[str], env: dict[str, str]) -> tuple[float, float, int]:
@@ -90,7 +109,7 @@ def describe(name: str, xs: list[float]) -> str:
 
 
 def measure(trace: Path, runs: int, warmup: int) -> dict[str, list[tuple[float, float, int]]]:
-    """(wall, CPU, page faults) of each interleaved run of rooftop, HTA and the floor on one trace."""
+    """(wall, CPU, page faults) of each interleaved run of rooftop, both HTA runs and the floor on one trace."""
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryDirectory(prefix="rooftop-cold-") as tmp:
@@ -101,6 +120,7 @@ def measure(trace: Path, runs: int, warmup: int) -> dict[str, list[tuple[float, 
         argvs = {
             "rooftop": ([*command, "import", str(folder / trace.name), "--json"], env),
             "HTA": ([str(HTA_PY), "-c", HTA_CODE, str(folder)], dict(os.environ)),
+            "HTA-same": ([str(HTA_PY), "-c", HTA_SAME_CODE, str(folder)], dict(os.environ)),
             "floor": ([sys.executable, "-c", FLOOR_CODE], {**env, "OPENBLAS_NUM_THREADS": "1"}),
         }
         for _ in range(warmup):
@@ -142,33 +162,35 @@ def verdict(low: float, high: float, target: float = TARGET) -> str:
     return f"target >= {target:g}x within the noise (more --runs)"
 
 
-Ratio = tuple[float, float, float]  # HTA's mean / rooftop's, and its 95 % interval
+Ratio = tuple[float, float, float]  # a peer's mean / rooftop's, and its 95 % interval
 
 
-def report(trace: Path, runs: int, times: dict[str, list[tuple[float, float, int]]]) -> tuple[Ratio, Ratio]:
-    """Print one trace's numbers; its (CPU, wall) ratios of HTA's mean to rooftop's, with their intervals."""
+def report(trace: Path, runs: int, times: dict[str, list[tuple[float, float, int]]]) -> dict[str, tuple[Ratio, Ratio]]:
+    """Print one trace's numbers; per HTA run, its (CPU, wall) ratios of means to rooftop's, with intervals."""
     la = os.getloadavg()
     print(f"{trace.name} ({trace.stat().st_size / 1e3:.0f} kB; {text_size(trace) / 1e6:.2f} MB of JSON)")
     print(f"{runs} runs each, interleaved in shuffled order; {os.cpu_count()} CPUs, "
           f"load average {la[0]:.2f} {la[1]:.2f} {la[2]:.2f}")  # fmt: skip
-    ratios = []
+    ratios: dict[str, list[Ratio]] = {peer: [] for peer in PEERS}
     for i, what in ((1, "CPU (user + sys)"), (0, "wall")):
         print(f"{what}:")
-        mine, theirs, least = ([x[i] for x in times[tool]] for tool in ("rooftop", "HTA", "floor"))
-        print(describe("rooftop", mine))
-        print(describe("HTA", theirs))
-        print(describe("floor", least))
-        ratio, (low, high) = statistics.mean(theirs) / statistics.mean(mine), ratio_interval(mine, theirs)
-        ratios.append((ratio, low, high))
-        print(f"rooftop is {ratio:.1f}x faster (means; 95% interval {low:.1f}-{high:.1f}x)")
-        print(f"  {verdict(low, high)}")
-        print(f"  {min(theirs) / min(mine):.1f}x (minima); the floor alone: "
-              f"{statistics.mean(theirs) / statistics.mean(least):.1f}x (means)")  # fmt: skip
+        column = {tool: [x[i] for x in runs_] for tool, runs_ in times.items()}
+        for tool in ("rooftop", *PEERS, "floor"):
+            print(describe(tool, column[tool]))
+        mine = column["rooftop"]
+        for peer in PEERS:
+            theirs = column[peer]
+            ratio, (low, high) = statistics.mean(theirs) / statistics.mean(mine), ratio_interval(mine, theirs)
+            ratios[peer].append((ratio, low, high))
+            print(f"{peer} / rooftop: {ratio:.1f}x (means; 95% interval {low:.1f}-{high:.1f}x)")
+            print(f"  {verdict(low, high)}; {min(theirs) / min(mine):.1f}x (minima)")
+        least = statistics.mean(column["floor"])
+        print(f"  the floor alone: {statistics.mean(column['HTA']) / least:.1f}x HTA (means)")
     # Page faults are system time; a jump here is memory touched anew (CPython's frame-stack chunks
     # mapped and unmapped at a boundary were 1,440 of them: docs/import.md).
     faults = {tool: statistics.median(x[2] for x in times[tool]) for tool in times}
-    print("minor page faults (medians): " + ", ".join(f"{tool} {n:,.0f}" for tool, n in faults.items()))
-    return ratios[0], ratios[1]
+    print("minor faults (medians): " + ", ".join(f"{tool} {n:,.0f}" for tool, n in faults.items()))
+    return {peer: (cpu, wall) for peer, (cpu, wall) in ratios.items()}
 
 
 def text_size(trace: Path) -> int:
@@ -196,13 +218,15 @@ def main() -> None:
     for trace in traces:
         summary.append((trace, report(trace, args.runs, measure(trace, args.runs, args.warmup))))
         print()
-    print(f"HTA / rooftop, means and 95% intervals (target >= {TARGET:g}x); file and JSON sizes")
-    print(f"{'trace':30} {'file':>6} {'JSON':>7}  {'CPU ratio':>15}  {'wall ratio':>15}")
-    for trace, ratios in summary:
-        cells = [f"{r:.1f}x ({lo:.1f}-{hi:.1f})" for r, lo, hi in ratios]
-        name = trace.name.removesuffix(".gz").removesuffix(".json")[:30]
-        print(f"{name:30} {trace.stat().st_size / 1e3:3.0f} kB {text_size(trace) / 1e6:4.1f} MB"
-              f"  {cells[0]:>15}  {cells[1]:>15}")  # fmt: skip
+    for peer in PEERS:
+        print(f"{peer} / rooftop, means and 95% intervals (target >= {TARGET:g}x); file and JSON sizes")
+        print(f"{'trace':26} {'file':>6} {'JSON':>7}  {'CPU ratio':>16}  {'wall ratio':>16}")
+        for trace, ratios in summary:
+            cells = [f"{r:.1f}x ({lo:.1f}-{hi:.1f})" for r, lo, hi in ratios[peer]]
+            name = trace.name.removesuffix(".gz").removesuffix(".json")[:26]
+            print(f"{name:26} {trace.stat().st_size / 1e3:3.0f} kB {text_size(trace) / 1e6:4.1f} MB"
+                  f"  {cells[0]:>16}  {cells[1]:>16}")  # fmt: skip
+        print()
 
 
 if __name__ == "__main__":
