@@ -70,7 +70,7 @@ def test_roofs_line_names_the_catalog_device(tmp_path: Path) -> None:
     assert run.roofs.name == "NVIDIA B200"  # like a trace's GPU name; before: "unknown"
     out = io.StringIO()
     render_import(run, Console(file=out, width=200, color_system=None))
-    assert out.getvalue().splitlines()[0] == "roofs: NVIDIA B200: no compute roof; no memory roof; pass -H b200"
+    assert out.getvalue().splitlines()[0] == "roofs: none for NVIDIA B200; pass -H b200"
     assert " · NVIDIA B200" in out.getvalue()  # the result's heading
 
 

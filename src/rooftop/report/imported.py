@@ -173,10 +173,12 @@ def render_import(run: Run, console: Console, top: int = TOP) -> None:
     shown = [r for r in roofs.compute if r.dtype in used] or roofs.compute[:3]
     roof_text = ", ".join(f"{r.dtype} {si(r.flop_per_s, 'FLOP/s')}" for r in shown)
     mem_text = ", ".join(f"{r.level} {si(r.bytes_per_s, 'B/s')} ({r.kind.value})" for r in roofs.memory)
-    hint = "" if roofs.compute or roofs.memory else _hardware_hint(run)
-    print_line(
-        console, f"roofs: {roofs.name}: {roof_text or 'no compute roof'}; {mem_text or 'no memory roof'}{hint}", "dim"
-    )
+    if roof_text or mem_text:
+        line = f"roofs: {roofs.name}: {roof_text or 'no compute roof'}; {mem_text or 'no memory roof'}"
+    else:  # short enough for 80 columns with the hint ("pass -H a100-80gb-sxm" was cut in two)
+        line = "roofs: none (unknown device)" if roofs.name == "unknown" else f"roofs: none for {roofs.name}"
+        line += _hardware_hint(run)
+    print_line(console, line, "dim")
     for result in run.results:
         console.print()
         print_line(console, result_heading(result.workload), "bold")
