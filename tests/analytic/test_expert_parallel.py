@@ -7,9 +7,9 @@ from rooftop.analytic.expert_parallel import (
     a2a_time_s,
     apply_ep,
     bytes_per_token,
-    expert_weight_share,
     weights_bytes_per_gpu,
 )
+from rooftop.analytic.memory import expert_bytes_share
 from rooftop.analytic.ops.all_to_all import all_to_all
 from rooftop.core.points import Phase
 from rooftop.core.workload import Workload
@@ -70,13 +70,18 @@ def test_imbalance_loads_the_busiest_rank():
 
 def test_ep_weights_per_gpu():
     spec = load_preset("deepseek-v3")
-    share = expert_weight_share(spec)
-    # 58 MoE layers × 256 experts × 3 × 7168 × 2048 = 654.0 B routed params of 671.0 B
+    share = expert_bytes_share(spec, Workload())
+    # one dtype: the share of the parameters, 58 MoE layers × 256 experts × 3 × 7168 × 2048 = 654.0 B of 671.0 B
     assert share == pytest.approx(58 * 256 * 3 * 7168 * 2048 / spec.param_count())
     assert 0.97 < share < 0.98
-    assert weights_bytes_per_gpu(spec, 100.0, 1, ExpertParallel(8)) == pytest.approx(
+    assert weights_bytes_per_gpu(Workload(), spec, 100.0, ExpertParallel(8)) == pytest.approx(
         100 * (1 - share) + 100 * share / 8
     )
+    # experts in fp8, the rest bf16: a share of the bytes, 654.0 × 1 / (654.0 × 1 + 17.0 × 2)
+    mixed = expert_bytes_share(spec, Workload(expert_dtype="fp8"))
+    routed = spec.routed_expert_params
+    assert mixed == pytest.approx(routed / (routed + 2 * (spec.param_count() - routed)))
+    assert 0.94 < mixed < 0.96
 
 
 def test_bad_layouts_are_refused():

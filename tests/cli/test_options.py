@@ -11,6 +11,7 @@ from rooftop.cli.options import (
     workload_dtypes,
 )
 from rooftop.errors import WorkloadError
+from rooftop.models.quantization import StoredWeights
 
 
 def test_lists_and_ranges():
@@ -32,11 +33,27 @@ def test_bad_lists(text, match):
 def test_workload_dtypes_fall_back_to_dtype():
     assert workload_dtypes("bf16", "int4", None) == {
         "weight_dtype": "int4",
+        "expert_dtype": "",  # '' = the weight dtype
         "act_dtype": "bf16",
         "kv_dtype": "bf16",
         "compute_dtype": "",  # '' = derived by the Workload
+        "quant_group_size": 128,
     }
     assert workload_dtypes("fp16", None, "fp8", "fp32", "fp8")["compute_dtype"] == "fp8"
+
+
+def test_workload_dtypes_take_the_checkpoints_unless_set_apart():
+    mxfp4 = StoredWeights("mxfp4", experts="fp4", group_size=32)  # gpt-oss: experts only
+    got = workload_dtypes("bf16", None, None, stored=mxfp4)
+    assert (got["weight_dtype"], got["expert_dtype"], got["quant_group_size"]) == ("bf16", "fp4", 32)
+    # --weight-dtype sets every weight, experts included; --expert-dtype sets them apart
+    assert workload_dtypes("bf16", "fp8", None, stored=mxfp4)["expert_dtype"] == ""
+    assert workload_dtypes("bf16", "fp8", None, expert_dtype="int4", stored=mxfp4)["expert_dtype"] == "int4"
+    assert workload_dtypes("bf16", None, None, quant_group=64, stored=mxfp4)["quant_group_size"] == 64
+    fp8 = StoredWeights("fp8", weights="fp8", experts="fp8")  # DeepSeek-V3: one dtype, stated once
+    got = workload_dtypes("bf16", None, None, stored=fp8)
+    assert (got["weight_dtype"], got["expert_dtype"], got["quant_group_size"]) == ("fp8", "", 128)
+    assert workload_dtypes("bf16", None, None, stored=StoredWeights("hqq"))["weight_dtype"] == "bf16"  # not read
 
 
 def test_shared_groups_parse_and_bound():

@@ -66,6 +66,8 @@ class _Step:
         self.kv = dtype(w.kv_dtype).bytes
         self.weight = dtype(w.weight_dtype).bytes
         self.grouped_scales = w.weight_dtype in WEIGHT_ONLY_QUANT and w.compute not in WEIGHT_ONLY_QUANT
+        self.expert_weight = dtype(w.experts_weight_dtype).bytes
+        self.expert_scales = w.experts_weight_dtype in WEIGHT_ONLY_QUANT and w.compute not in WEIGHT_ONLY_QUANT
         self.tokens: Array = w.tokens
 
     # ---- building blocks ---------------------------------------------------------------
@@ -88,13 +90,13 @@ class _Step:
             **self._weights(),
         )
 
-    def _weights(self) -> dict[str, Any]:
-        """The weight and activation widths every (grouped) GEMM takes."""
+    def _weights(self, experts: bool = False) -> dict[str, Any]:
+        """The weight and activation widths every (grouped) GEMM takes; ``experts``: the routed experts' weights."""
         return {
-            "weight_bytes_per_elt": self.weight,
+            "weight_bytes_per_elt": self.expert_weight if experts else self.weight,
             "act_bytes_per_elt": self.act,
             "group_size": self.workload.quant_group_size,
-            "grouped_scales": self.grouped_scales,
+            "grouped_scales": self.expert_scales if experts else self.grouped_scales,
         }
 
     def norm(self, name: str, count: int, width: int | None = None, tokens: Any = None) -> Op:
@@ -372,7 +374,7 @@ class _Step:
         assert s.moe is not None
         moe, n = s.moe, s.moe_layers
         local = math.ceil(moe.expert_ffn / self.tp)
-        shape = {"tokens": self.tokens, "experts": moe.experts, "top_k": moe.active_k, **self._weights()}
+        shape = {"tokens": self.tokens, "experts": moe.experts, "top_k": moe.active_k, **self._weights(experts=True)}
         gate_up = 2 if s.gated_mlp else 1
         ops = [
             self.gemm("router", s.hidden, moe.experts + moe.zero_experts, n, group="moe"),

@@ -24,9 +24,10 @@ from msgspec.structs import replace
 from rooftop.analytic.cost import Array, OpCost
 from rooftop.analytic.decompose import Op
 from rooftop.analytic.engine import Evaluation, OpTiming, roof_rates, time_op
-from rooftop.analytic.memory import param_count
+from rooftop.analytic.memory import expert_bytes_share
 from rooftop.analytic.ops.gemm import expected_experts
 from rooftop.analytic.registry import OpKind, cost
+from rooftop.core.workload import Workload
 from rooftop.dtypes import dtype
 from rooftop.errors import CatalogError, WorkloadError
 from rooftop.models.spec import ModelSpec
@@ -158,23 +159,15 @@ def apply_ep(ev: Evaluation, layout: ExpertParallel) -> Evaluation:
     return replace(ev, ops=tuple(timed))
 
 
-def expert_weight_share(spec: ModelSpec) -> float:
-    """Share of the parameters in routed experts (what EP shards)."""
-    if spec.moe is None:
-        return 0.0
-    gate_up = 2 if spec.gated_mlp else 1
-    routed = spec.moe_layers * spec.moe.experts * (gate_up + 1) * spec.hidden * spec.moe.expert_ffn
-    return routed / param_count(spec)
-
-
-def weights_bytes_per_gpu(spec: ModelSpec, weight_bytes_tp: float, tp: int, layout: ExpertParallel) -> float:
+def weights_bytes_per_gpu(w: Workload, spec: ModelSpec, weight_bytes_tp: float, layout: ExpertParallel) -> float:
     """Weight bytes per GPU when the routed experts are split over ep ranks (the rest over tp only).
 
-    ``weight_bytes_tp`` is the all-weights figure per GPU at tensor parallelism ``tp``; its routed
-    share s becomes s·tp/ep (DP attention: each rank holds every non-expert weight / tp).
+    ``weight_bytes_tp`` is the all-weights figure per GPU at ``w``'s tensor parallelism; its routed
+    share s (of the bytes, at ``w``'s dtypes: gpt-oss's MXFP4 experts are 94 % of its bytes, 98 % of
+    its parameters) becomes s·tp/ep (DP attention: each rank holds every non-expert weight / tp).
     """
-    share = expert_weight_share(spec)
-    return weight_bytes_tp * (1.0 - share) + weight_bytes_tp * share * tp / layout.ep
+    share = expert_bytes_share(spec, w)
+    return weight_bytes_tp * (1.0 - share) + weight_bytes_tp * share * w.tp / layout.ep
 
 
 def a2a_time_s(ev: Evaluation) -> float:

@@ -57,12 +57,32 @@ def param_count(spec: ModelSpec) -> int:
 
 
 def weights_bytes_per_gpu(spec: ModelSpec, w: Workload) -> float:
-    """All parameters in the weight dtype (plus group scales when weight-only quantised), / tp."""
-    params = param_count(spec)
-    per_elt = dtype(w.weight_dtype).bytes
-    if w.weight_dtype in ("int8", "int4", "fp4"):
-        per_elt += QUANT_SCALE_BYTES / w.quant_group_size
-    return params * per_elt / w.tp
+    """Every parameter in its weight dtype (plus group scales when weight-only quantised), / tp.
+
+    The routed experts in ``w.experts_weight_dtype``, the rest in ``w.weight_dtype``: gpt-oss-120b
+    stores 114.7 B expert weights in MXFP4 beside 2.2 B in bf16 (~65 GB, one 80 GB GPU), not 117 B
+    in bf16 (234 GB).
+    """
+    rest, experts = _weight_bytes(spec, w)
+    return (rest + experts) / w.tp
+
+
+def expert_bytes_share(spec: ModelSpec, w: Workload) -> float:
+    """Share of the weight bytes in routed experts (what expert parallelism shards), at ``w``'s dtypes."""
+    rest, experts = _weight_bytes(spec, w)
+    return experts / (rest + experts) if experts else 0.0
+
+
+def _weight_bytes(spec: ModelSpec, w: Workload) -> tuple[float, float]:
+    """(bytes of every weight but the routed experts', bytes of the routed experts') of the whole model."""
+    experts = spec.routed_expert_params
+    rest = param_count(spec) - experts
+    return rest * _bytes_per_weight(w.weight_dtype, w), experts * _bytes_per_weight(w.experts_weight_dtype, w)
+
+
+def _bytes_per_weight(name: str, w: Workload) -> float:
+    per_elt = dtype(name).bytes
+    return per_elt + (QUANT_SCALE_BYTES / w.quant_group_size if name in ("int8", "int4", "fp4") else 0.0)
 
 
 def kv_bytes_per_sequence(spec: ModelSpec, w: Workload) -> Array:

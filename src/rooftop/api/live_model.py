@@ -93,10 +93,15 @@ def live_model(
         return None
     from rooftop.hardware.catalog import get_roofs
     from rooftop.models.presets import resolve_model
+    from rooftop.models.quantization import weight_dtypes
     from rooftop.units import parse_bytes_per_s, parse_flop_per_s
 
     roofs = get_roofs(hardware).with_overrides(
         parse_flop_per_s(peak) if peak else None, parse_bytes_per_s(bandwidth) if bandwidth else None
     )
-    base = Workload(weight_dtype=dtype, act_dtype=dtype, kv_dtype=dtype, tp=tp)
-    return LiveModel(resolve_model(model), roofs, base)
+    spec = resolve_model(model)
+    weights, experts, group = weight_dtypes(dtype, None, stored=spec.stored)  # as the checkpoint stores them
+    base = Workload(
+        weight_dtype=weights, expert_dtype=experts, quant_group_size=group, act_dtype=dtype, kv_dtype=dtype, tp=tp
+    )
+    return LiveModel(spec, roofs, base)

@@ -23,6 +23,7 @@ from rooftop.core.points import Phase
 from rooftop.core.roofs import Roofs
 from rooftop.core.workload import Workload
 from rooftop.errors import WorkloadError
+from rooftop.models.quantization import StoredWeights, weight_dtypes
 from rooftop.models.spec import ModelSpec
 
 Ints = int | Sequence[int]
@@ -35,11 +36,15 @@ def _ints(value: Ints, name: str) -> list[int]:
     return values
 
 
-def _base(dtype: str, **fields: Any) -> Workload:
-    """A Workload whose dtypes default to ``dtype``; other fields as given (None = the default)."""
+def _base(dtype: str, stored: StoredWeights | None, **fields: Any) -> Workload:
+    """A Workload whose dtypes default to ``dtype``, its weights to the checkpoint's; other fields as given."""
     given = {k: v for k, v in fields.items() if v is not None}
-    for key in ("weight_dtype", "act_dtype", "kv_dtype"):
+    for key in ("act_dtype", "kv_dtype"):
         given.setdefault(key, dtype)
+    weights = weight_dtypes(
+        dtype, given.get("weight_dtype"), given.get("expert_dtype"), given.get("quant_group_size"), stored
+    )
+    given["weight_dtype"], given["expert_dtype"], given["quant_group_size"] = weights
     return Workload(**given)
 
 
@@ -59,7 +64,8 @@ def analyze(
 
     ``both`` is one request's prefill (batch 1, each prompt) then decode at each batch and context.
     Other keyword arguments are Workload fields: weight_dtype, kv_dtype, act_dtype, compute_dtype,
-    tp, attention ('flash' or 'materialized'), causal, cached_prefix, quant_group_size.
+    tp, attention ('flash' or 'materialized'), causal, cached_prefix, quant_group_size, expert_dtype
+    (weights not given are taken as the checkpoint's quantization_config stores them, else ``dtype``).
     """
     from rooftop.api.analysis import analyze as run_analysis
     from rooftop.api.analysis import workloads_for
@@ -67,13 +73,14 @@ def analyze(
     if phase not in ("prefill", "decode", "both"):
         raise WorkloadError(f"phase must be prefill, decode or both, not {phase!r}")
     batches, prompts, contexts = _ints(batch, "batch"), _ints(prompt, "prompt"), _ints(context, "context")
-    base = _base(dtype, prompt=max(prompts), **workload)
+    spec = model_spec(model)
+    base = _base(dtype, spec.stored, prompt=max(prompts), **workload)
     if phase == "both":
         workloads = workloads_for([Phase.PREFILL], [1], prompts, contexts, base)
         workloads += workloads_for([Phase.DECODE], batches, prompts, contexts, base)
     else:
         workloads = workloads_for([Phase(phase)], batches, prompts, contexts, base)
-    return run_analysis(model_spec(model), device_roofs(device), workloads, memory_utilization)
+    return run_analysis(spec, device_roofs(device), workloads, memory_utilization)
 
 
 def sweep(
@@ -96,10 +103,11 @@ def sweep(
     from rooftop.core.slo import SLO
 
     contexts = None if context is None else _ints(context, "context")
+    spec = model_spec(model)
     return run_sweep(
-        model_spec(model),
+        spec,
         device_roofs(device),
-        _base(dtype, **workload),
+        _base(dtype, spec.stored, **workload),
         _ints(batch, "batch"),
         contexts,
         [Cohort(prompt, output_tokens)],

@@ -77,7 +77,7 @@ def ep_admission(grid: SweepGrid, spec: ModelSpec, roofs: Roofs, t: Techniques) 
     kv = np.asarray(mem.kv_bytes_per_sequence, dtype=np.float64)
     after = np.asarray(w.kv_tokens_after, dtype=np.float64)
     shared = kv * np.minimum(grid.cached_prefix, after) / after
-    weights = weights_bytes_per_gpu(spec, mem.weights_bytes, w.tp, t.layout())
+    weights = weights_bytes_per_gpu(w, spec, mem.weights_bytes, t.layout())
     room = np.maximum(mem.usable_bytes - weights - shared, 0)
     out: np.ndarray = np.floor(room / (kv - shared + np.asarray(mem.activation_bytes))).ravel()
     return out

@@ -119,7 +119,7 @@ def ep_section(spec: ModelSpec, ev: Evaluation, layout: ExpertParallel, weights_
         **per,
         "arithmetic": arithmetic,
         "all_to_all_s": a2a_time_s(ev),
-        "weights_bytes_per_gpu": ep_weights(spec, weights_bytes, ev.workload.tp, layout),
+        "weights_bytes_per_gpu": ep_weights(ev.workload, spec, weights_bytes, layout),
     }
 
 

@@ -133,7 +133,7 @@ def prefill_of(w: Workload) -> Workload:
 
 def _weights(spec: ModelSpec, w: Workload, opts: Options, weights_bytes: float) -> float:
     """Weight bytes per GPU, the routed experts split over the EP ranks when the baseline has EP."""
-    return ep_weights(spec, weights_bytes, w.tp, opts.layout()) if opts.ep_in_baseline else weights_bytes
+    return ep_weights(w, spec, weights_bytes, opts.layout()) if opts.ep_in_baseline else weights_bytes
 
 
 def free_bytes(spec: ModelSpec, roofs: Roofs, w: Workload, opts: Options, weights_bytes: float | None = None) -> float:

@@ -58,7 +58,7 @@ def _ep_variant(ctx: Context) -> list[Variant]:
     d = apply_ep(evaluate(s, decode_of(ctx.w), ctx.roofs), layout)
     ttft = float(apply_ep(evaluate(s, prefill_of(ctx.w), ctx.roofs), layout).time_s)
     mem = budget(s, decode_of(ctx.w), ctx.roofs.capacity_bytes, o.memory_utilization)
-    weights = ep_weights(s, mem.weights_bytes, ctx.w.tp, layout)
+    weights = ep_weights(ctx.w, s, mem.weights_bytes, layout)
     free = free_bytes(s, ctx.roofs, ctx.w, o, weights)
     tpot = float(d.time_s)
     # data-parallel attention: each of the ep ranks runs the workload's batch

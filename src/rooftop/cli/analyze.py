@@ -70,9 +70,7 @@ if TYPE_CHECKING:
 @click.option(
     "--quant-group",
     type=click.IntRange(1, MAX_TOKENS),
-    default=128,
-    show_default=True,
-    help="Group size of weight-only quantisation scales.",
+    help="Group size of weight-only quantisation scales [default: the checkpoint's, else 128].",
 )
 @options.memory_utilization_option
 @click.option(
@@ -106,6 +104,7 @@ def analyze(
     context: list[int],
     dtype: str,
     weight_dtype: str | None,
+    expert_dtype: str | None,
     kv_dtype: str | None,
     act_dtype: str | None,
     compute_dtype: str | None,
@@ -113,7 +112,7 @@ def analyze(
     attention: str,
     no_causal: bool,
     cached_prefix: int,
-    quant_group: int,
+    quant_group: int | None,
     peak_tflops: str | None,
     bandwidth: str | None,
     catalog: str | None,
@@ -154,12 +153,20 @@ def analyze(
     spec = resolve_model(model)
     roofs = options.catalog_roofs(hardware, catalog, peak_tflops, bandwidth)
     base = Workload(
-        **options.workload_dtypes(dtype, weight_dtype, kv_dtype, act_dtype, compute_dtype),
+        **options.workload_dtypes(
+            dtype,
+            weight_dtype,
+            kv_dtype,
+            act_dtype,
+            compute_dtype,
+            expert_dtype=expert_dtype,
+            quant_group=quant_group,
+            stored=spec.stored,
+        ),
         tp=tp,
         attention=attention,
         causal=not no_causal,
         cached_prefix=cached_prefix,
-        quant_group_size=quant_group,
         prompt=max(prompt),
     )
     workloads = _workloads(phase, batch, prompt, context, base)

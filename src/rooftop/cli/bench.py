@@ -66,7 +66,12 @@ def _check_lengths(n: int, prompt: Any, output: Any) -> None:
 )
 @click.option("--served-model", help="Model name sent in requests (default: the first of GET /v1/models).")
 @device_option
-@click.option("--dtype", default="bf16", show_default=True, help="Dtype the engine runs (for MFU/MBU).")
+@click.option(
+    "--dtype",
+    default="bf16",
+    show_default=True,
+    help="Dtype the engine runs (weights: as a config.json's quantization_config stores them).",
+)
 @click.option("--tp", type=click.IntRange(min=1), default=1, show_default=True, help="Tensor-parallel degree.")
 @click.option("--peak-tflops", help="Override the compute roof.")
 @click.option("--bandwidth", help="Override the memory roof.")

@@ -14,6 +14,7 @@ from rooftop.units import parse_bytes_per_s, parse_flop_per_s, parse_seconds
 
 if TYPE_CHECKING:
     from rooftop.core.roofs import Roofs
+    from rooftop.models.quantization import StoredWeights
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -136,6 +137,11 @@ def dtype_options(dtype_help: str, weight_help: str, *, act: bool = False) -> Ca
     options = [
         click.option("--dtype", type=click.Choice(DTYPES), default="bf16", show_default=True, help=dtype_help),
         click.option("--weight-dtype", type=click.Choice(DTYPES), help=weight_help),
+        click.option(
+            "--expert-dtype",
+            type=click.Choice(DTYPES),
+            help="Routed experts' weights (default: as the checkpoint stores them, else --weight-dtype).",
+        ),
         click.option("--kv-dtype", type=click.Choice(DTYPES), help="KV cache."),
     ]
     if act:
@@ -151,12 +157,14 @@ def dtype_options(dtype_help: str, weight_help: str, *, act: bool = False) -> Ca
 
 
 class WorkloadDtypes(TypedDict):
-    """The dtype fields of a ``Workload``, keyword arguments to it."""
+    """The dtype fields of a ``Workload`` (and its weight-only scale group), keyword arguments to it."""
 
     weight_dtype: str
+    expert_dtype: str
     act_dtype: str
     kv_dtype: str
     compute_dtype: str
+    quant_group_size: int
 
 
 def workload_dtypes(
@@ -165,13 +173,28 @@ def workload_dtypes(
     kv_dtype: str | None,
     act_dtype: str | None = None,
     compute_dtype: str | None = None,
+    *,
+    expert_dtype: str | None = None,
+    quant_group: int | None = None,
+    stored: StoredWeights | None = None,
 ) -> WorkloadDtypes:
-    """The Workload dtype fields from ``dtype_options``: each one set apart, else --dtype (compute: derived)."""
+    """The Workload dtype fields from ``dtype_options``: each one set apart, else --dtype (compute: derived).
+
+    Weights not set apart are taken as the checkpoint stores them (``stored``, its
+    quantization_config: gpt-oss's MXFP4 experts), else --dtype; --weight-dtype sets every weight,
+    experts included, unless --expert-dtype sets those apart. The scale group is --quant-group,
+    else the checkpoint's, else 128.
+    """
+    from rooftop.models.quantization import weight_dtypes
+
+    weights, experts, group = weight_dtypes(dtype, weight_dtype, expert_dtype, quant_group, stored)
     return WorkloadDtypes(
-        weight_dtype=weight_dtype or dtype,
+        weight_dtype=weights,
+        expert_dtype=experts,
         act_dtype=act_dtype or dtype,
         kv_dtype=kv_dtype or dtype,
         compute_dtype=compute_dtype or "",
+        quant_group_size=group,
     )
 
 

@@ -52,7 +52,12 @@ def _check(selector: str, durations: tuple[tuple[str, str | None], ...]) -> None
     metavar="ENGINE",
     help=f"Serving engine: {', '.join(sorted(ENGINES))}.",
 )
-@click.option("--dtype", default="bf16", show_default=True, help="Weights/activations/KV dtype the engine runs.")
+@click.option(
+    "--dtype",
+    default="bf16",
+    show_default=True,
+    help="Dtype the engine runs (weights: as a config.json's quantization_config stores them).",
+)
 @click.option("--peak-tflops", help="Override the compute roof (e.g. a CPU: '2 TFLOP/s').")
 @click.option("--bandwidth", help="Override the memory roof, e.g. '50 GB/s'.")
 @click.option("--selector", default="", help="PromQL matchers of this model's engine series, e.g. 'job=\"vllm-8b\"'.")

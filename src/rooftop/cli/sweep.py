@@ -91,6 +91,7 @@ def sweep_command(
     shared_prefix: int,
     dtype: str,
     weight_dtype: str | None,
+    expert_dtype: str | None,
     kv_dtype: str | None,
     tp: int,
     catalog: str | None,
@@ -125,7 +126,7 @@ def sweep_command(
     roofs = options.catalog_roofs(hardware, catalog, peak_tflops, bandwidth)
     groups = [parse_cohort(c) for c in cohorts] or [Cohort(prompt, output_tokens)]
     base = Workload(
-        **options.workload_dtypes(dtype, weight_dtype, kv_dtype),
+        **options.workload_dtypes(dtype, weight_dtype, kv_dtype, expert_dtype=expert_dtype, stored=spec.stored),
         tp=tp,
         cached_prefix=shared_prefix,
         prompt=min(g.prompt for g in groups),

@@ -37,7 +37,12 @@ def _fetcher(prometheus: str | None, selector: str, timeout_s: float):  # type: 
     help="Model preset or config.json: enables live MFU/MBU (our FLOPs/bytes per token).",
 )
 @device_option
-@click.option("--dtype", default="bf16", show_default=True, help="Weights/activations/KV dtype the engine runs.")
+@click.option(
+    "--dtype",
+    default="bf16",
+    show_default=True,
+    help="Dtype the engine runs (weights: as a config.json's quantization_config stores them).",
+)
 @click.option("--tp", type=click.IntRange(min=1), default=1, show_default=True, help="Tensor-parallel degree.")
 @click.option("--peak-tflops", help="Override the compute roof (e.g. a CPU: '2 TFLOP/s').")
 @click.option("--bandwidth", help="Override the memory roof, e.g. '50 GB/s'.")

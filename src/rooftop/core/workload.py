@@ -37,6 +37,7 @@ class Workload(msgspec.Struct, frozen=True):
     prompt: Any = 2048
     context: Any = 2048
     weight_dtype: str = "bf16"
+    expert_dtype: str = ""  # the routed experts' weights; '' = weight_dtype (gpt-oss: MXFP4 experts, bf16 elsewhere)
     act_dtype: str = "bf16"
     kv_dtype: str = "bf16"
     compute_dtype: str = ""  # '' = derived: fp8 weights compute in fp8, others in act_dtype
@@ -52,8 +53,9 @@ class Workload(msgspec.Struct, frozen=True):
             raise WorkloadError(f"phase must be prefill or decode, not {self.phase!r}")
         for name in ("weight_dtype", "act_dtype", "kv_dtype"):
             lookup_dtype(getattr(self, name))
-        if self.compute_dtype:
-            lookup_dtype(self.compute_dtype)
+        for name in ("expert_dtype", "compute_dtype"):
+            if getattr(self, name):
+                lookup_dtype(getattr(self, name))
         for name in ("batch", "prompt", "context", "cached_prefix"):
             values = np.asarray(getattr(self, name))
             if values.size == 0:
@@ -82,6 +84,11 @@ class Workload(msgspec.Struct, frozen=True):
         if lookup_dtype(self.weight_dtype).compute_roof == "fp8":
             return "fp8"
         return lookup_dtype(self.act_dtype).compute_roof
+
+    @property
+    def experts_weight_dtype(self) -> str:
+        """The routed experts' weight dtype: ``expert_dtype``, else ``weight_dtype``."""
+        return self.expert_dtype or self.weight_dtype
 
     @property
     def new_tokens(self) -> NDArray[np.float64]:
@@ -128,6 +135,7 @@ class Workload(msgspec.Struct, frozen=True):
     def describe(self) -> dict[str, Any]:
         """Plain-JSON description (scalar workloads); ``decode_new`` only when it is not 1."""
         extra = {"decode_new": self.decode_new} if self.decode_new != 1 else {}
+        experts = {"expert_dtype": self.expert_dtype} if self.experts_weight_dtype != self.weight_dtype else {}
         return {
             "phase": self.phase.value,
             "batch": _plain(self.batch),
@@ -135,6 +143,7 @@ class Workload(msgspec.Struct, frozen=True):
             "context": _plain(self.context),
             "cached_prefix": _plain(self.cached_prefix),
             "weight_dtype": self.weight_dtype,
+            **experts,
             "act_dtype": self.act_dtype,
             "kv_dtype": self.kv_dtype,
             "compute_dtype": self.compute,

@@ -15,6 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from rooftop.core.safejson import read_json
 from rooftop.errors import SpecError
 from rooftop.models.config_schema import check_config
@@ -26,9 +28,12 @@ from rooftop.models.hf_moe import mla, moe
 from rooftop.models.layer_kinds import layer_kinds, nemotron_pattern, shared_indexer_layers
 from rooftop.models.layouts import layout_fields
 from rooftop.models.mixers import Indexer
+from rooftop.models.quantization import stored_weights
 from rooftop.models.refusals import refusal, refused_type
-from rooftop.models.spec import ModelSpec
+from rooftop.models.spec import DENSE_MOE, ModelSpec
 from rooftop.models.vision import vision_params
+
+DENSE_FFNS = ("dense", DENSE_MOE)  # the layers with a dense MLP
 
 # Flags read from the config when present; the family table gives the default. attention_bias
 # covers the attention projections; Falcon's bias and StarCoder2's use_bias cover the MLP too,
@@ -113,7 +118,10 @@ def spec_from_config(config: Any, name: str, where: str = "config.json") -> Mode
             fields["vision_params"] = tower
             towers = "vision and audio towers are" if isinstance(top.get("audio_config"), dict) else "vision tower is"
             notes.append(f"multimodal: the {towers} counted in the parameters; the text path is analysed")
-        return ModelSpec(name=name, source=str(top.get("_source", where)), notes=tuple(notes), **fields)
+        spec = ModelSpec(name=name, source=str(top.get("_source", where)), notes=tuple(notes), **fields)
+        if stored := stored_weights(top, _mlp_share(spec)):
+            spec = msgspec.structs.replace(spec, stored=stored, notes=(*spec.notes, stored.describe()))
+        return spec
     except SpecError as exc:
         text = exc.args[0] if str(exc).startswith(where) else f"{where}: {exc}"
         if "missing field" in text and (inner := _nested_decoder(top)):
@@ -271,6 +279,15 @@ def _layer_fields(config: dict[str, Any], model_type: str, layers: int, where: s
     if out["mla"] and not config.get("head_dim"):
         out["head_dim"] = out["mla"].qk_nope_head_dim + out["mla"].qk_rope_head_dim
     return out
+
+
+def _mlp_share(spec: ModelSpec) -> float:
+    """The dense MLPs' and shared experts' share of the layers' weights outside the routed experts."""
+    attention = sum(spec.mixer_params(i) for i in range(spec.layers))
+    dense = sum(spec.mlp_params(spec.ffn_width(i)) for i in range(spec.layers) if spec.ffn_kind(i) in DENSE_FFNS)
+    moe = spec.moe
+    shared = spec.moe_layers * moe.shared_experts * spec.mlp_params(moe.shared_ffn or moe.expert_ffn) if moe else 0
+    return (dense + shared) / (attention + dense + shared) if attention + dense + shared else 0.0
 
 
 def load_config_file(path: str | Path) -> ModelSpec:

@@ -26,6 +26,7 @@ from rooftop.models.mixers import (
     ShortConv,
     StateSpace,
 )
+from rooftop.models.quantization import StoredWeights
 
 PARALLEL = "full+mamba"  # Falcon-H1: attention and a Mamba mixer side by side in every layer
 ATTENTION_MIXERS = ("full", "sliding", "chunked", PARALLEL)
@@ -129,6 +130,7 @@ class ModelSpec(msgspec.Struct, frozen=True, dict=True):
     laurel_rank: int = 0  # Gemma 3n's LAuReL: a low-rank residual (hidden -> rank -> hidden) in every layer
     vision_params: int = 0  # the vision tower and projector, Gemma 3n's audio tower too (the text path is analysed)
     idle_params: int = 0  # text-model weights a text-only request never runs (mllama's cross-attention layers)
+    stored: StoredWeights | None = None  # the dtypes the checkpoint stores its weights in (its quantization_config)
     source: str = ""
     notes: tuple[str, ...] = ()
 
@@ -388,6 +390,14 @@ class ModelSpec(msgspec.Struct, frozen=True, dict=True):
         params += self.hidden * router + (router if moe.router_bias else 0)
         params += self.hidden + moe.experts if moe.router_scales else 0
         return params + (self.hidden if moe.shared_gate else 0) + (self.norm_params if moe.post_norm else 0)
+
+    @property
+    def routed_expert_params(self) -> int:
+        """Parameters of every routed expert of every MoE layer (what a checkpoint may store apart: gpt-oss's MXFP4)."""
+        if self.moe is None:
+            return 0
+        per_layer = self.moe.experts * self.mlp_params(self.moe.expert_ffn, bias=self.moe.expert_bias)
+        return self.moe_layers * per_layer
 
     @property
     def norm_params(self) -> int:

@@ -185,7 +185,8 @@ def result_title(result: Result) -> str:
         )
     else:
         shape = f"context {w.get('context')}"
-    dtypes = f"weights {w.get('weight_dtype')}, KV {w.get('kv_dtype')}, compute {w.get('compute_dtype')}"
+    experts = f", experts {w['expert_dtype']}" if w.get("expert_dtype") else ""
+    dtypes = f"weights {w.get('weight_dtype')}{experts}, KV {w.get('kv_dtype')}, compute {w.get('compute_dtype')}"
     return f"{w.get('model')} · {w.get('phase')} · batch {w.get('batch')} · {shape} · {dtypes} · tp {w.get('tp')}"
 
 

@@ -37,8 +37,12 @@ def _fits(weights: float, kv: float, act: float, usable: float) -> bool:
     return weights + kv + act <= usable
 
 
-def what_fits(memory: MemoryEvidence, tp: int, weight_dtype: str, kv_dtype: str) -> list[str]:
-    """The smallest changes that fit (per GPU: weights and KV shard over TP; dtypes scale their bytes)."""
+def what_fits(memory: MemoryEvidence, tp: int, weight_dtype: str, kv_dtype: str, mixed: bool = False) -> list[str]:
+    """The smallest changes that fit (per GPU: weights and KV shard over TP; dtypes scale their bytes).
+
+    ``mixed``: the routed experts are stored in another dtype (gpt-oss's MXFP4): a --weight-dtype,
+    which would set them too, is not offered (the bytes do not scale by one ratio).
+    """
     w, kv, act, usable = memory.weights_bytes, memory.kv_cache_bytes, memory.activation_bytes, memory.usable_bytes
     options = []
     for degree in TP_DEGREES:
@@ -46,7 +50,7 @@ def what_fits(memory: MemoryEvidence, tp: int, weight_dtype: str, kv_dtype: str)
             options.append(f"--tp {degree} ({(w + kv) * tp / degree / GIB:.1f} GiB of weights and KV per GPU)")
             break
     wb = bytes_per_element(weight_dtype)
-    for dtype in WEIGHT_DTYPES:
+    for dtype in () if mixed else WEIGHT_DTYPES:
         if bytes_per_element(dtype) < wb and _fits(w * bytes_per_element(dtype) / wb, kv, act, usable):
             options.append(f"--weight-dtype {dtype} (weights {w * bytes_per_element(dtype) / wb / GIB:.1f} GiB)")
             break
@@ -65,7 +69,8 @@ def does_not_fit(ev: Evidence) -> list[Finding]:
         return []
     w = ev.workload
     tp = int(w.get("tp") or 1)
-    options = what_fits(memory, tp, str(w.get("weight_dtype") or "bf16"), str(w.get("kv_dtype") or "bf16"))
+    dtypes = str(w.get("weight_dtype") or "bf16"), str(w.get("kv_dtype") or "bf16")
+    options = what_fits(memory, tp, *dtypes, mixed=bool(w.get("expert_dtype")))
     need = memory.usable_bytes - memory.free_bytes
     fix = "; fits with " + " or ".join(options) if options else "; no single TP degree up to 16 or dtype change fits"
     return [
