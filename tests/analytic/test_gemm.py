@@ -22,8 +22,8 @@ def test_gemm_vectorised_over_tokens():
 
 def test_w4a16_group_scales():
     # 0.5 B per weight + one fp16 scale per 128 inputs: 4096*4096*(0.5 + 2/128) = 8,650,752 B
-    assert weight_bytes(4096, 4096, 0.5, 128, grouped_scales=True) == 4096 * 4096 * 0.515625 == 8_650_752
-    assert weight_bytes(4096, 4096, 0.5, 128, grouped_scales=False) == 8_388_608
+    assert weight_bytes(4096, 4096, 0.5, 128, scale_bytes=2.0) == 4096 * 4096 * 0.515625 == 8_650_752
+    assert weight_bytes(4096, 4096, 0.5, 128, scale_bytes=0.0) == 8_388_608
 
 
 def test_decode_gemv_intensity_tends_to_two_over_bytes_per_weight():

@@ -87,10 +87,10 @@ def test_mixed_weights_bytes_by_hand() -> None:
     assert spec.routed_expert_params == 36 * 128 * 24_891_840 == 114_701_598_720
     rest = spec.param_count() - spec.routed_expert_params
     assert rest == 2_127_557_952
-    # bf16 rest, 2 B each; MXFP4 experts at 0.5 B + one 2-byte scale per 32 = 0.5625 B each:
-    # 4,255,115,904 + 64,519,649,280 = 68.8 GB (the checkpoint: ~65 GB, its E8M0 scales are 1 byte)
+    # bf16 rest, 2 B each; MXFP4 experts at 0.5 B + one 1-byte (E8M0) scale per 32 = 0.53125 B each:
+    # 4,255,115,904 + 60,935,224,320 = 65.2 GB, the size of the released checkpoint
     w = Workload(expert_dtype="fp4", quant_group_size=32)
-    assert weights_bytes_per_gpu(spec, w) == 2 * rest + 0.5625 * 114_701_598_720 == 68_774_765_184
+    assert weights_bytes_per_gpu(spec, w) == 2 * rest + 0.53125 * 114_701_598_720 == 65_190_340_224
     assert weights_bytes_per_gpu(spec, Workload()) == 2 * spec.param_count()  # all bf16: 234 GB
 
 
@@ -101,8 +101,8 @@ def test_analyze_takes_the_checkpoints_dtypes() -> None:
     (result,) = json.loads(proc.stdout)["results"]
     w = result["workload"]
     assert (w["weight_dtype"], w["expert_dtype"], w["compute_dtype"]) == ("bf16", "fp4", "bf16")
-    assert result["memory"]["fits"]  # 64 GiB of weights on one 80 GB H100, as gpt-oss-120b is served
-    assert result["memory"]["weights_bytes"] == 68_774_765_184
+    assert result["memory"]["fits"]  # 60.7 GiB of weights on one 80 GB H100, as gpt-oss-120b is served
+    assert result["memory"]["weights_bytes"] == 65_190_340_224
     # --weight-dtype sets every weight again: 234 GB do not fit, and the title says so
     proc = run_cli("analyze", "-m", config, "-H", "h100-sxm", "--phase", "decode", "-b", "1", "--weight-dtype", "bf16")
     assert proc.returncode == 0, proc.stderr

@@ -24,6 +24,7 @@ import msgspec
 
 from rooftop.analytic import hybrid
 from rooftop.analytic.cost import Array, OpCost
+from rooftop.analytic.ops.gemm import GROUP_SCALE_BYTES
 from rooftop.analytic.registry import OpKind, cost
 from rooftop.core.points import Phase
 from rooftop.core.workload import Workload
@@ -31,7 +32,7 @@ from rooftop.dtypes import dtype
 from rooftop.errors import WorkloadError
 from rooftop.models.spec import ATTENTION_MIXERS, DENSE_MOE, PARALLEL, WINDOW_SUFFIXES, ModelSpec
 
-WEIGHT_ONLY_QUANT = ("int8", "int4", "fp4")
+WEIGHT_ONLY_QUANT = tuple(GROUP_SCALE_BYTES)  # int8, int4, fp4
 
 
 class Op(msgspec.Struct, frozen=True):
@@ -64,11 +65,16 @@ class _Step:
         self.spec, self.workload, self.tp, self.layers = spec, w, w.tp, spec.layers
         self.act = dtype(w.act_dtype).bytes
         self.kv = dtype(w.kv_dtype).bytes
-        self.weight = dtype(w.weight_dtype).bytes
-        self.grouped_scales = w.weight_dtype in WEIGHT_ONLY_QUANT and w.compute not in WEIGHT_ONLY_QUANT
-        self.expert_weight = dtype(w.experts_weight_dtype).bytes
-        self.expert_scales = w.experts_weight_dtype in WEIGHT_ONLY_QUANT and w.compute not in WEIGHT_ONLY_QUANT
+        self.weight, self.scales = dtype(w.weight_dtype).bytes, self._scale_bytes(w.weight_dtype)
+        self.expert_weight, self.expert_scales = (
+            dtype(w.experts_weight_dtype).bytes,
+            self._scale_bytes(w.experts_weight_dtype),
+        )
         self.tokens: Array = w.tokens
+
+    def _scale_bytes(self, weights: str) -> float:
+        """One group's scale bytes of weight-only ``weights`` dequantised for the GEMM (0: none)."""
+        return GROUP_SCALE_BYTES.get(weights, 0.0) if self.workload.compute not in WEIGHT_ONLY_QUANT else 0.0
 
     # ---- building blocks ---------------------------------------------------------------
     def op(self, name: str, kind: OpKind, count: int, group: str, /, **shapes: Any) -> Op:
@@ -96,7 +102,7 @@ class _Step:
             "weight_bytes_per_elt": self.expert_weight if experts else self.weight,
             "act_bytes_per_elt": self.act,
             "group_size": self.workload.quant_group_size,
-            "grouped_scales": self.expert_scales if experts else self.grouped_scales,
+            "scale_bytes": self.expert_scales if experts else self.scales,
         }
 
     def norm(self, name: str, count: int, width: int | None = None, tokens: Any = None) -> Op:

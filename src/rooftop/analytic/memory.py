@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rooftop.analytic.cost import Array
-from rooftop.analytic.ops.gemm import QUANT_SCALE_BYTES
+from rooftop.analytic.ops.gemm import GROUP_SCALE_BYTES
 from rooftop.core.workload import Workload
 from rooftop.dtypes import dtype
 from rooftop.models.spec import ModelSpec
@@ -60,7 +60,7 @@ def weights_bytes_per_gpu(spec: ModelSpec, w: Workload) -> float:
     """Every parameter in its weight dtype (plus group scales when weight-only quantised), / tp.
 
     The routed experts in ``w.experts_weight_dtype``, the rest in ``w.weight_dtype``: gpt-oss-120b
-    stores 114.7 B expert weights in MXFP4 beside 2.2 B in bf16 (~65 GB, one 80 GB GPU), not 117 B
+    stores 114.7 B expert weights in MXFP4 beside 2.1 B in bf16 (65.2 GB, one 80 GB GPU), not 117 B
     in bf16 (234 GB).
     """
     rest, experts = _weight_bytes(spec, w)
@@ -82,7 +82,7 @@ def _weight_bytes(spec: ModelSpec, w: Workload) -> tuple[float, float]:
 
 def _bytes_per_weight(name: str, w: Workload) -> float:
     per_elt = dtype(name).bytes
-    return per_elt + (QUANT_SCALE_BYTES / w.quant_group_size if name in ("int8", "int4", "fp4") else 0.0)
+    return per_elt + GROUP_SCALE_BYTES.get(name, 0.0) / w.quant_group_size
 
 
 def kv_bytes_per_sequence(spec: ModelSpec, w: Workload) -> Array:

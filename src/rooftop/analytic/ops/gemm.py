@@ -8,17 +8,19 @@ from numpy.typing import ArrayLike
 from rooftop.analytic.cost import Array, OpCost
 from rooftop.analytic.registry import OpKind, register
 
-QUANT_SCALE_BYTES = 2.0  # one fp16 scale per group for weight-only int8/int4/fp4 (W8A16, W4A16)
+# Bytes of one group's scale in weight-only formats: an fp16 scale for INT8/INT4 (W8A16, W4A16:
+# AWQ, GPTQ, compressed-tensors); an 8-bit one for FP4 (MXFP4's E8M0 per 32, NVFP4's E4M3 per 16).
+GROUP_SCALE_BYTES = {"int8": 2.0, "int4": 2.0, "fp4": 1.0}
 
 
-def weight_bytes(k: float, n: float, weight_bytes_per_elt: float, group_size: int, grouped_scales: bool) -> float:
-    """Bytes of a [k, n] weight, plus one fp16 scale per ``group_size`` inputs when quantised per group.
+def weight_bytes(k: float, n: float, weight_bytes_per_elt: float, group_size: int, scale_bytes: float) -> float:
+    """Bytes of a [k, n] weight, plus a ``scale_bytes`` scale per ``group_size`` inputs (0: no group scales).
 
-    W4A16 with group 128: 0.5 B/elt + 2/128 B/elt = 0.515625 B/elt (scales are 3 % extra).
-    Zero points, when a scheme has them, are not counted.
+    W4A16 with group 128: 0.5 B/elt + 2/128 B/elt = 0.515625 B/elt (scales are 3 % extra); MXFP4
+    (groups of 32, 1-byte scales): 0.5 + 1/32 = 0.53125 B/elt. Zero points, when a scheme has them,
+    are not counted.
     """
-    scales = k * n / group_size * QUANT_SCALE_BYTES if grouped_scales else 0.0
-    return k * n * weight_bytes_per_elt + scales
+    return k * n * weight_bytes_per_elt + (k * n / group_size * scale_bytes if scale_bytes else 0.0)
 
 
 @register(OpKind.GEMM)
@@ -29,7 +31,7 @@ def gemm(
     weight_bytes_per_elt: float,
     act_bytes_per_elt: float,
     group_size: int = 128,
-    grouped_scales: bool = False,
+    scale_bytes: float = 0.0,
 ) -> OpCost:
     """Y[tokens, n] = X[tokens, k] @ W[k, n]: 2·tokens·k·n FLOPs; W read once for all tokens.
 
@@ -41,7 +43,7 @@ def gemm(
     return OpCost(
         flops=flops,
         model_flops=flops,
-        weight_bytes=np.full_like(t, weight_bytes(k, n, weight_bytes_per_elt, group_size, grouped_scales)),
+        weight_bytes=np.full_like(t, weight_bytes(k, n, weight_bytes_per_elt, group_size, scale_bytes)),
         act_in_bytes=t * k * act_bytes_per_elt,
         act_out_bytes=t * n * act_bytes_per_elt,
     )
@@ -68,7 +70,7 @@ def grouped_gemm(
     weight_bytes_per_elt: float,
     act_bytes_per_elt: float,
     group_size: int = 128,
-    grouped_scales: bool = False,
+    scale_bytes: float = 0.0,
 ) -> OpCost:
     """MoE experts as one grouped GEMM: each token runs top_k experts; each expert touched is read once.
 
@@ -77,7 +79,7 @@ def grouped_gemm(
     t = np.asarray(tokens, dtype=np.float64)
     routed = t * top_k
     flops = 2.0 * routed * k * n
-    per_expert = weight_bytes(k, n, weight_bytes_per_elt, group_size, grouped_scales)
+    per_expert = weight_bytes(k, n, weight_bytes_per_elt, group_size, scale_bytes)
     return OpCost(
         flops=flops,
         model_flops=flops,
