@@ -59,6 +59,18 @@ def test_every_section15_finding_is_there(run) -> None:  # type: ignore[no-untyp
     assert _finding(run, "sweep-linear-throughput").evidence["linear_until_batch"] == 4
 
 
+def test_a_grid_without_a_linear_range_says_so() -> None:
+    # batch 1 → 64 at context 2304: 4.57 ms → 10.5 ms (16.1 GB of weights + 64 × 2304 × 128 KiB = 19.3 GB
+    # of KV at 3.35 TB/s), more than 10 % apart: no "from 1 to 1" range
+    run = sweep(SPEC, ROOFS, Workload(), [1, 64], None, [Cohort(2048, 256)], SLO(tpot_s=0.050))
+    f = _finding(run, "sweep-linear-throughput")
+    assert f.evidence["linear_until_batch"] == 1
+    assert f.title == (
+        "No linear range on this grid at context 2304: step time rises 2.3× from batch 1 to 64 "
+        "(4.57 ms → 10.5 ms, more than 10%): a linear range, if any, ends between them"
+    )
+
+
 def test_tight_slo_moves_the_point_left() -> None:
     run = sweep(SPEC, ROOFS, Workload(), BATCHES, None, [Cohort(2048, 256)], SLO(tpot_s=0.006))
     # TPOT 5.97 ms at batch 16, 7.47 ms at 32 (context 2304)

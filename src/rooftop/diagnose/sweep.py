@@ -75,16 +75,25 @@ def linear_region(grid: SweepGrid, j: int) -> Finding:
         if last + 1 < grid.batch.size
         else ""
     )
+    context = int(grid.context[j])
+    if last == 0 and grid.batch.size > 1:  # the next grid batch already costs more: no range to name
+        title = (
+            f"No linear range on this grid at context {context}: step time rises "
+            f"{tpot[1] / tpot[0]:.1f}× from batch {_b(grid, 0)} to {_b(grid, 1)} ({seconds(tpot[0])} → "
+            f"{seconds(tpot[1])}, more than {LINEAR_TOLERANCE - 1:.0%}): a linear range, if any, ends between them"
+        )
+    else:
+        title = (
+            f"Throughput grows ~linearly with batch from {_b(grid, 0)} to {_b(grid, last)} at context "
+            f"{context} (step time within {LINEAR_TOLERANCE - 1:.0%}: weight reads are shared){tail}"
+        )
     return Finding(
         code="sweep-linear-throughput",
         severity=Severity.INFO,
-        title=(
-            f"Throughput grows ~linearly with batch from {_b(grid, 0)} to {_b(grid, last)} at context "
-            f"{int(grid.context[j])} (step time within {LINEAR_TOLERANCE - 1:.0%}: weight reads are shared){tail}"
-        ),
+        title=title,
         bottleneck="weight-bandwidth",
         evidence={
-            "context": int(grid.context[j]),
+            "context": context,
             "linear_until_batch": _b(grid, last),
             "tpot_s_at_first_batch": float(tpot[0]),
             "tpot_s_at_linear_end": float(tpot[last]),
