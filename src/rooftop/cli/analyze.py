@@ -48,7 +48,8 @@ if TYPE_CHECKING:
 )
 @options.dtype_options(
     "Weights, activations and KV cache, unless set apart below.",
-    "Weights (int8/int4 = W8A16/W4A16 with group scales).",
+    "Every weight, experts included (int8/int4 = W8A16/W4A16 with group scales) [default: as a config.json's "
+    "quantization_config stores them, else --dtype].",
     act=True,
 )
 @options.tp_option("Tensor-parallel degree (results per GPU).")
@@ -134,6 +135,8 @@ def analyze(
       rooftop analyze -m llama-3.1-70b -H h100-sxm --tp 4 --phase decode \\
           -b 1,16,128 -c 8192
       rooftop analyze -m ./my-model/config.json --weight-dtype int4 --phase decode
+      # a quantized checkpoint, weights as stored (gpt-oss: MXFP4 experts):
+      rooftop analyze -m ./gpt-oss-120b/config.json --phase decode -b 1,64
       rooftop analyze -m deepseek-v3 -H h200-sxm --weight-dtype fp8 --tp 8 \\
           --json > run.json
       # after `rooftop profile` (CPU), or a profile on a GPU (--calibrated cuda):

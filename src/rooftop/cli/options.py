@@ -140,7 +140,7 @@ def dtype_options(dtype_help: str, weight_help: str, *, act: bool = False) -> Ca
         click.option(
             "--expert-dtype",
             type=click.Choice(DTYPES),
-            help="Routed experts' weights (default: as the checkpoint stores them, else --weight-dtype).",
+            help="Routed experts' weights [default: as the checkpoint stores them, else --weight-dtype].",
         ),
         click.option("--kv-dtype", type=click.Choice(DTYPES), help="KV cache."),
     ]

@@ -72,7 +72,10 @@ def render_sweep(run: Run, console: Console) -> None:
     default=0,
     help="Prompt tokens shared by every request (system prompt, tool schema): prefix-cached, KV held once.",
 )
-@options.dtype_options("Weights, activations and KV cache.", "Weights.")
+@options.dtype_options(
+    "Weights, activations and KV cache.",
+    "Every weight, experts included [default: as a config.json's quantization_config stores them, else --dtype].",
+)
 @options.tp_option("Tensor-parallel degree.")
 @options.memory_utilization_option
 @click.option("--csv", "csv_path", type=OutputFile(), help="Write every cell as CSV.")
