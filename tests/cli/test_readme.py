@@ -46,6 +46,8 @@ def inputs(tmp_path: Path) -> Path:
         "nsys_cuda_gpu_kern_sum.csv": ("nsys-csv-llm-perf-opt", "decode_cuda_gpu_kern_sum.csv"),
     }.items():
         shutil.copy(data_path(*parts), tmp_path / name)
+    (tmp_path / "gpt-oss-120b").mkdir()  # a checkpoint's folder, its config.json only
+    shutil.copy(data_path("configs", "gpt-oss-120b", "config.json"), tmp_path / "gpt-oss-120b" / "config.json")
     from tests.ingest.test_nsys_trace import HEADER, ROWS  # real rows, not a vendored file (licence unknown)
 
     (tmp_path / "report_cuda_gpu_trace.csv").write_text("\n".join([HEADER, *ROWS]) + "\n", encoding="utf-8")
