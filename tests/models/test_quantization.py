@@ -71,6 +71,15 @@ def test_modules_to_not_convert_match_as_transformers_does() -> None:
     assert not _not_converted("(", "model.layers.1.self_attn.q_proj")  # not a regex: a suffix test only
 
 
+def test_a_regex_that_could_backtrack_for_long_is_not_run() -> None:
+    # "(.*.*)*x" takes exponential time on a 40-character name: a config.json must not hang rooftop
+    assert not _regex_or_name("re:(.*.*)*x", "model.layers.1.mlp.shared_experts.gate_proj")
+    assert not _regex_or_name("re:" + ".*a" * 5, "model.layers.1.mlp.shared_experts.gate_proj")  # 5 repeats
+    assert not _not_converted("(.+)+$x", "model.layers.1.self_attn.q_proj")
+    got = stored_weights({"quantization_config": {"quant_method": "fp8", "modules_to_not_convert": ["(.*.*)*x"]}})
+    assert got == StoredWeights("fp8", "fp8", "fp8")  # the pattern is not run: nothing excluded
+
+
 def test_a_list_naming_a_module_in_each_layer_excludes_that_part() -> None:
     # compressed-tensors' exact names and ModelOpt's globs, whatever prefix the wrapper gives the layers
     assert _regex_or_name("language_model.model.layers.0.self_attn.q_proj", "model.layers.1.self_attn.q_proj")
@@ -138,6 +147,8 @@ def test_does_not_fit_offers_no_single_weight_dtype_over_mixed_weights() -> None
         {"quant_method": "gptq", "bits": 4, "group_size": -1, "modules_to_not_convert": ["[", None, 3]},
         {"quant_method": "modelopt", "quant_algo": None, "exclude_modules": [{}]},
         {"quant_method": "bitsandbytes", "load_in_4bit": True, "llm_int8_skip_modules": ["(unclosed"]},
+        {"quant_method": "compressed-tensors", "config_groups": {"g": {"weights": {"num_bits": [4], "type": {}}}}},
+        {"quant_method": "gptq", "bits": [4], "w_bit": {"a": 1}},
     ],
 )
 def test_malformed_quantization_configs_are_read_or_left_unread_never_raised(q: object) -> None:

@@ -19,6 +19,7 @@ unquantized, which the note says.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 from typing import Any
 
@@ -54,7 +55,7 @@ class StoredWeights(msgspec.Struct, frozen=True):
         return bool(self.weights or self.experts)
 
     def describe(self) -> str:
-        """'experts fp4 (mxfp4, groups of 32)', 'weights fp8 (fp8)' for notes and titles."""
+        """'experts fp4 as stored (mxfp4, groups of 32)', 'weights fp8 as stored (fp8)': the model's note."""
         if not self.read:
             return f"quantization_config {self.method!r} not read: weights counted in --dtype"
         experts = "" if self.experts == self.weights else self.experts  # one dtype: said once
@@ -130,12 +131,33 @@ def _in_layer(name: str) -> str:
     return _LAYER.sub("", name, count=1)
 
 
+# A regex from a config.json runs on the probe names only if it cannot backtrack for long: short,
+# few unbounded repeats, no repeated group ("(.*.*)*x" takes exponential time on a 40-character
+# name). Real exclusion patterns (".*self_attn.*", "model.layers.*.self_attn") are far inside.
+_REPEATED_GROUP = re.compile(r"\)[*+{]")
+MAX_PATTERN_CHARS, MAX_REPEATS = 200, 4
+
+
+def _safe_match(regex: str, name: str) -> bool:
+    """``re.match(regex, name)`` for a regex that cannot backtrack for long; False for any other."""
+    compiled = _safe_regex(regex)
+    return compiled is not None and compiled.match(name) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def _safe_regex(regex: str) -> re.Pattern[str] | None:
+    unbounded = len(re.findall(r"(?<!\\)[*+]", regex))
+    if len(regex) > MAX_PATTERN_CHARS or unbounded > MAX_REPEATS or _REPEATED_GROUP.search(regex):
+        return None
+    try:
+        return re.compile(regex)
+    except re.error:
+        return None
+
+
 def _regex_or_name(pattern: str, name: str) -> bool:  # compressed-tensors: "re:<regex>" or a module's name
     if pattern.startswith("re:"):
-        try:
-            return re.match(pattern[3:], name) is not None
-        except re.error:
-            return False
+        return _safe_match(pattern[3:], name)
     return pattern == name or _in_layer(pattern) == _in_layer(name)
 
 
@@ -149,10 +171,7 @@ def _not_converted(pattern: str, name: str) -> bool:
     A regex matched from the start of the name up to a module boundary ("mlp.gate" skips
     "mlp.gate", not "mlp.gate_proj"), or a suffix.
     """
-    try:
-        return re.match(rf"(?:{pattern})(?:(?<=\.)|(?=\.|$))", name) is not None or name.endswith(pattern)
-    except re.error:
-        return name.endswith(pattern)
+    return _safe_match(rf"(?:{pattern})(?:(?<=\.)|(?=\.|$))", name) or name.endswith(pattern)
 
 
 def _fp8(q: dict[str, Any]) -> tuple[str, int, Any]:
@@ -170,7 +189,7 @@ def _compressed_tensors(q: dict[str, Any]) -> tuple[str, int, Any]:
     if not isinstance(weights, dict):
         return "", 0, None
     formats: dict[Any, str] = {(8, "float"): "fp8", (8, "int"): "int8", (4, "int"): "int4", (4, "float"): "fp4"}
-    dtype = formats.get((weights.get("num_bits"), str(weights.get("type") or "int")), "")
+    dtype = formats.get((_count(weights.get("num_bits")), str(weights.get("type") or "int")), "")
     grouped = str(weights.get("strategy")) in ("group", "tensor_group")
     return dtype, _count(weights.get("group_size")) if grouped else 0, _excluded(q.get("ignore"), _regex_or_name)
 
@@ -184,8 +203,8 @@ def _modelopt(q: dict[str, Any]) -> tuple[str, int, Any]:
 
 def _awq_gptq(q: dict[str, Any]) -> tuple[str, int, Any]:
     bits: dict[Any, str] = {4: "int4", 8: "int8"}
-    dtype = bits.get(q.get("bits") or q.get("w_bit"), "")
-    group = _count(q.get("group_size")) or _count(q.get("q_group_size"))  # GPTQ's -1: per channel, none counted
+    dtype = bits.get(_count(q.get("bits")) or _count(q.get("w_bit")), "")
+    group = _count(q.get("group_size")) or _count(q.get("q_group_size"))  # GPTQ's -1 (per channel): 0, the default
     return dtype, group, _excluded(q.get("modules_to_not_convert"), _not_converted)
 
 
