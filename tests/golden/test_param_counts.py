@@ -36,7 +36,22 @@ SYNTHETIC = {"llama-cpu-small"}
 
 
 def test_every_preset_has_an_official_count():
-    assert set(preset_names()) == set(OFFICIAL) | {"deepseek-v3", "deepseek-v3.2"} | SYNTHETIC
+    assert set(preset_names()) == set(OFFICIAL) | {"deepseek-v3", "deepseek-v3.2"} | set(GPT_OSS) | SYNTHETIC
+
+
+# OpenAI's gpt-oss model card (arXiv 2508.10925, the architecture table): 116.83B total and 5.13B
+# active parameters for gpt-oss-120b, 20.91B and 3.61B for gpt-oss-20b; its active count leaves the
+# embedding out (201,088 × 2880 = 579,133,440) and keeps the unembedding. The Hub's "120B params"
+# counts the MXFP4 blocks as U8 bytes, two weights each, so it is not the parameter count.
+GPT_OSS = {"gpt-oss-120b": (116.83e9, 5.13e9), "gpt-oss-20b": (20.91e9, 3.61e9)}
+
+
+@pytest.mark.parametrize("name", sorted(GPT_OSS))
+def test_gpt_oss_counts_as_its_model_card(name):
+    spec = load_preset(name)
+    total, active = GPT_OSS[name]
+    assert spec.param_count() == pytest.approx(total, abs=5e6)  # 116,829,156,672 / 20,914,757,184
+    assert spec.param_count(active=True) - spec.embedding_params == pytest.approx(active, abs=5e6)
 
 
 def test_synthetic_preset_count():
