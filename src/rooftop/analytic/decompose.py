@@ -9,7 +9,8 @@ pays it once per sequence, not once per prompt token.
 Layers differ by token mixer (``spec.mixers``): attention operators are counted once per
 attention layer, with their own ``_swa`` / ``_chunk`` score, softmax and value for sliding-window
 and chunked layers; gated DeltaNet, Mamba and short-convolution layers get their operators from
-``analytic/hybrid.py``. Feed-forwards are counted per kind (dense, MoE, none). DeepSeek sparse
+``analytic/hybrid.py``, Gemma's per-layer inputs, AltUp and LAuReL theirs from
+``analytic/gemma_blocks.py``. Feed-forwards are counted per kind (dense, MoE, none). DeepSeek sparse
 attention (``spec.indexer``: DeepSeek-V3.2, GLM-5) adds the indexer's operators and bounds the
 attention like a window of ``topk`` keys (each query attends to its top-k; the cache keeps every
 token; a prefill reads each cached key once, the union of the queries' sets).
@@ -22,7 +23,7 @@ from typing import Any
 
 import msgspec
 
-from rooftop.analytic import hybrid
+from rooftop.analytic import gemma_blocks, hybrid
 from rooftop.analytic.cost import Array, OpCost
 from rooftop.analytic.ops.gemm import GROUP_SCALE_BYTES
 from rooftop.analytic.registry import OpKind, cost
@@ -53,8 +54,8 @@ def decompose(spec: ModelSpec, w: Workload) -> list[Op]:
     step = _Step(spec, w)
     recurrent = (hybrid.linear_attention, hybrid.state_space, hybrid.short_conv, hybrid.rg_lru)
     mixers = [*step.attention(), *(op for ops in recurrent for op in ops(step))]
-    ops = [*step.embedding(), *mixers, *step.feed_forward(), *step.per_layer_inputs(), *step.altup_laurel()]
-    ops += step.head()
+    ops = [*step.embedding(), *mixers, *step.feed_forward(), *gemma_blocks.per_layer_inputs(step)]
+    ops += [*gemma_blocks.altup_laurel(step), *step.head()]
     return [op for op in ops if op.count > 0]
 
 
@@ -66,10 +67,8 @@ class _Step:
         self.act = dtype(w.act_dtype).bytes
         self.kv = dtype(w.kv_dtype).bytes
         self.weight, self.scales = dtype(w.weight_dtype).bytes, self._scale_bytes(w.weight_dtype)
-        self.expert_weight, self.expert_scales = (
-            dtype(w.experts_weight_dtype).bytes,
-            self._scale_bytes(w.experts_weight_dtype),
-        )
+        experts = w.experts_weight_dtype
+        self.expert_weight, self.expert_scales = dtype(experts).bytes, self._scale_bytes(experts)
         self.tokens: Array = w.tokens
 
     def _scale_bytes(self, weights: str) -> float:
@@ -153,60 +152,6 @@ class _Step:
         ops = [self.op("embed", OpKind.EMBEDDING, 1, "embedding", tokens=self.tokens, tables=tables, **shapes)]
         if s.embed_width:  # OPT-350m: narrower token embeddings, projected to the hidden width
             ops.append(self.gemm("project_in", s.embed_width, s.hidden, 1, group="embedding"))
-        return ops
-
-    def per_layer_inputs(self) -> list[Op]:
-        """Gemma 3n's and Gemma 4's per-layer inputs (none without them).
-
-        Once: a gather of layers × p features per token and the projection of the embedding to
-        them (then a norm over each layer's p). In every layer: a gate (hidden -> p), its
-        activation times the layer's input, and a projection back. The branch is small and kept
-        whole on every tensor-parallel GPU.
-        """
-        s, p = self.spec, self.spec.per_layer_input
-        if not p:
-            return []
-        width, tok = s.layers * p, self.tokens
-        shapes = {"width": width, "weight_bytes_per_elt": self.weight, "act_bytes": self.act}
-        return [
-            self.op("embed_per_layer", OpKind.EMBEDDING, 1, "embedding", tokens=tok, **shapes),
-            self.gemm("per_layer_model_proj", s.hidden, width, 1, group="embedding"),
-            self.norm("per_layer_proj_norm", 1, p, tok * s.layers),
-            self.gemm("per_layer_gate", s.hidden, p, s.layers, group="mlp"),
-            self.activation("per_layer_act", s.layers, "mlp", tok, p),
-            self.gemm("per_layer_proj", p, s.hidden, s.layers, group="mlp"),
-        ]
-
-    def altup_laurel(self) -> list[Op]:
-        """Gemma 3n's AltUp streams and LAuReL residuals (none without them).
-
-        AltUp keeps n streams of the hidden state. Once: the embedding projected to the n - 1 other
-        streams, and back before the final norm (every token). In every layer, before and after
-        it runs: the router (a norm, hidden -> n); the prediction (n -> n²) and correction (n -> n)
-        coefficients; the streams mixed by the predicted n × n matrix (n² multiply-adds per
-        feature; the correction, n per feature, is elementwise like a residual add, not counted).
-        LAuReL: hidden -> rank -> hidden and a norm. The layers' own norm of each (router, LAuReL)
-        is in ``extra_norms``; the router's second one is here. Small, kept whole on every
-        tensor-parallel GPU.
-        """
-        s, n, rank = self.spec, self.spec.altup_inputs, self.spec.laurel_rank
-        ops = []
-        if n:
-            features = self.tokens * s.hidden  # one row per feature for the per-feature stream mixing
-            ops += [
-                self.gemm("altup_proj", s.hidden, s.hidden, n - 1, group="embedding"),
-                self.norm("altup_router_norm", s.layers),
-                self.gemm("altup_router", s.hidden, n, 2 * s.layers, group="altup"),
-                self.gemm("altup_pred_coefs", n, n * n, s.layers, group="altup"),
-                self.gemm("altup_corr_coefs", n, n, s.layers, group="altup"),
-                self.gemm("altup_predict", n, n, s.layers, features, group="altup"),
-                self.gemm("altup_unembed", s.hidden, s.hidden, n - 1, group="head"),
-            ]
-        if rank:
-            ops += [
-                self.gemm("laurel_left", s.hidden, rank, s.layers, group="laurel"),
-                self.gemm("laurel_right", rank, s.hidden, s.layers, group="laurel"),
-            ]
         return ops
 
     def attention(self) -> list[Op]:

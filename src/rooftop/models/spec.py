@@ -383,7 +383,7 @@ class ModelSpec(msgspec.Struct, frozen=True, dict=True):
             return dense
         moe = self.moe
         routed = moe.active_k if active else moe.experts
-        params = dense + round(routed * self.mlp_params(moe.expert_ffn, bias=moe.expert_bias))
+        params = dense + round(routed * self.expert_params)
         params += round(routed * self.hidden) if moe.expert_norm else 0
         params += moe.shared_experts * self.mlp_params(moe.shared_ffn or moe.expert_ffn, bias=False)
         router = moe.experts + moe.zero_experts
@@ -392,12 +392,14 @@ class ModelSpec(msgspec.Struct, frozen=True, dict=True):
         return params + (self.hidden if moe.shared_gate else 0) + (self.norm_params if moe.post_norm else 0)
 
     @property
+    def expert_params(self) -> int:
+        """Parameters of one routed expert (0 without experts)."""
+        return self.mlp_params(self.moe.expert_ffn, bias=self.moe.expert_bias) if self.moe else 0
+
+    @property
     def routed_expert_params(self) -> int:
         """Parameters of every routed expert of every MoE layer (what a checkpoint may store apart: gpt-oss's MXFP4)."""
-        if self.moe is None:
-            return 0
-        per_layer = self.moe.experts * self.mlp_params(self.moe.expert_ffn, bias=self.moe.expert_bias)
-        return self.moe_layers * per_layer
+        return self.moe_layers * self.moe.experts * self.expert_params if self.moe else 0
 
     @property
     def norm_params(self) -> int:
